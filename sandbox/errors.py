@@ -1,0 +1,21 @@
+"""Errors the sandbox raises to its callers (the CLI maps them to exit 2, HTTP to 4xx/503)."""
+
+
+class SandboxError(Exception):
+    """Base class."""
+
+
+class BadRequest(SandboxError, ValueError):
+    """The job itself is wrong: unknown language, bad entry point, empty code."""
+
+
+class UnknownLanguage(BadRequest):
+    pass
+
+
+class ToolchainMissing(BadRequest):
+    """The language is known but its compiler or interpreter is not installed here."""
+
+
+class SandboxUnavailable(SandboxError):
+    """An isolation layer below the configured minimum is missing: refuse to run code."""

@@ -1,0 +1,164 @@
+"""Request and result shapes: the one source of truth for the library, the CLI and HTTP.
+
+FastAPI renders these into OpenAPI, the CLI prints them with ``--json``, and the
+backends fill them in. Field names follow ../shared/CONTRACT.md.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MAX_CODE_BYTES = 1 << 20  # 1 MiB of source is far beyond any real submission
+
+
+class Verdict(str, Enum):
+    AC = "AC"
+    WA = "WA"
+    TLE = "TLE"
+    MLE = "MLE"
+    OLE = "OLE"
+    RE = "RE"
+    CE = "CE"
+    SE = "SE"
+    SKIPPED = "SKIPPED"
+
+
+class Limits(BaseModel):
+    """Per-test limits. ``time_s`` is CPU time; wall time defaults to a multiple of it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    time_s: float = Field(2.0, gt=0, le=60, description="CPU time limit per test, seconds")
+    wall_time_s: Optional[float] = Field(
+        None, gt=0, le=120, description="wall-clock limit per test; default 2*time_s + 1"
+    )
+    memory_mb: int = Field(256, ge=16, le=16384, description="memory limit (cgroup), MiB")
+    output_kb: int = Field(1024, ge=1, le=65536, description="stdout + stderr limit, KiB")
+    processes: int = Field(64, ge=1, le=1024, description="processes and threads at once")
+    file_size_kb: int = Field(65536, ge=0, le=1 << 20, description="largest file the program may write")
+    compile_time_s: float = Field(30.0, gt=0, le=300, description="wall-clock limit of the compile step")
+
+    @property
+    def wall_s(self) -> float:
+        return self.wall_time_s if self.wall_time_s is not None else 2 * self.time_s + 1
+
+
+class TestCase(BaseModel):
+    """A stdin/stdout test, or a function-call test (``args`` / ``expected``)."""
+
+    model_config = ConfigDict(extra="allow")
+    __test__ = False  # not a pytest class
+
+    stdin: str = ""
+    expected_stdout: Optional[str] = None
+    args: Optional[list[Any]] = None
+    expected: Any = None
+
+    @property
+    def is_function(self) -> bool:
+        return self.args is not None
+
+
+class Checker(BaseModel):
+    """A program that judges an output; it runs in the sandbox like any other code.
+
+    ``testlib`` protocol: ``checker input.txt output.txt answer.txt``, exit 0 accepts.
+    ``kattis`` protocol: ``checker input.txt answer.txt feedback/ < output``, exit 42
+    accepts and 43 rejects (the Kattis / BAPC output-validator convention).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    language: str
+    code: str = Field(..., max_length=MAX_CODE_BYTES)
+    protocol: Literal["testlib", "kattis"] = "testlib"
+
+
+class CheckerCompare(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    checker: Checker
+
+
+CompareMode = Literal["exact", "whitespace", "float"]
+Compare = Union[CompareMode, CheckerCompare]
+
+
+class RunRequest(BaseModel):
+    """One program, any number of tests, compiled once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    language: str = Field(..., min_length=1, max_length=32)
+    code: str = Field(..., max_length=MAX_CODE_BYTES)
+    tests: list[TestCase] = Field(default_factory=list, max_length=10000)
+    limits: Limits = Field(default_factory=Limits)
+    compare: Compare = "whitespace"
+    float_tol: float = Field(1e-6, ge=0, le=1)
+    stop_on_first_failure: bool = False
+    entry_point: Optional[str] = Field(
+        None, description="function-call tests: the name the tests call (HumanEval style)",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+    )
+
+    @field_validator("code")
+    @classmethod
+    def _code_not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("code is empty")
+        if "\x00" in v:
+            raise ValueError("code contains a NUL byte")
+        return v
+
+    @model_validator(mode="after")
+    def _function_tests_need_entry_point(self) -> "RunRequest":
+        kinds = {t.is_function for t in self.tests}
+        if len(kinds) > 1:
+            raise ValueError("tests mix stdin/stdout and function-call (args) shapes")
+        if kinds == {True} and not self.entry_point:
+            raise ValueError("function-call tests (args) need entry_point")
+        return self
+
+
+class CompileResult(BaseModel):
+    ok: bool
+    stdout: str = ""
+    stderr: str = ""
+    time_s: float = 0.0
+    cached: bool = False
+
+
+class TestResult(BaseModel):
+    __test__ = False
+
+    verdict: Verdict
+    time_s: float = Field(0.0, description="CPU time, seconds")
+    wall_time_s: float = 0.0
+    memory_kb: int = Field(0, description="peak memory of the test's process group")
+    exit_code: Optional[int] = None
+    signal: Optional[int] = None
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = False
+    message: Optional[str] = Field(None, description="why, when the verdict needs saying (SE, checker)")
+
+
+class RunResult(BaseModel):
+    verdict: Verdict
+    passed: int
+    total: int
+    compile: Optional[CompileResult] = None
+    tests: list[TestResult] = Field(default_factory=list)
+    message: Optional[str] = None
+
+
+def overall_verdict(compile_ok: bool, tests: list[TestResult]) -> Verdict:
+    """CE if the compile failed, else the first non-AC verdict in test order, else AC."""
+    if not compile_ok:
+        return Verdict.CE
+    for t in tests:
+        if t.verdict not in (Verdict.AC, Verdict.SKIPPED):
+            return t.verdict
+    return Verdict.AC
