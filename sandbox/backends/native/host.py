@@ -1,0 +1,304 @@
+"""The native backend: a pool of jail servers, one per slot, on this Linux host.
+
+Each slot is a ``jail_server.py`` process on the Python toolchain's interpreter, set up once
+(private mount and network namespace, read-only skeleton root) and then asked to run one
+execution at a time. A slot that stops answering is killed with everything under it and
+started again; the execution it held comes back as SE.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import queue
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import threading
+import time
+from dataclasses import asdict
+from typing import Optional
+
+from ...config import SandboxConfig
+from ..base import ExecResult, ExecSpec
+from . import cgroups
+
+log = logging.getLogger("codetest.native")
+
+SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jail_server.py")
+SYSTEM_BINDS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+ETC_BINDS = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
+ETC_GLOBS = ("java-", "python3")  # /etc/java-17-openjdk, /etc/python3.11
+JAIL_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+PROTOCOL_GRACE_S = 10.0  # beyond an execution's own wall limit, before a slot counts as hung
+
+
+class SlotBroken(Exception):
+    pass
+
+
+class SlotProcess:
+    """One jail server and the pipe to it."""
+
+    def __init__(self, index: int, init: dict, python: str, state_dir: str):
+        self.index = index
+        self.init = init
+        self.python = python
+        self.log_path = os.path.join(state_dir, f"slot{index}.log")
+        self.proc: Optional[subprocess.Popen] = None
+        self.executions = 0
+
+    def start(self) -> None:
+        logf = open(self.log_path, "ab")
+        try:
+            self.proc = subprocess.Popen(
+                [self.python, "-I", "-B", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=logf, env=dict(JAIL_ENV), close_fds=True, start_new_session=True, cwd="/",
+            )
+        finally:
+            logf.close()
+        self._send(self.init)
+        reply = self._recv(30.0)
+        if not reply.get("ok"):
+            self.kill()
+            raise SlotBroken(reply.get("error", "jail server failed to start"))
+
+    def call(self, req: dict, timeout: float) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            raise SlotBroken("jail server is not running")
+        self._send(req)
+        return self._recv(timeout)
+
+    def _send(self, obj: dict) -> None:
+        data = json.dumps(obj).encode()
+        try:
+            assert self.proc and self.proc.stdin
+            self.proc.stdin.write(struct.pack(">I", len(data)) + data)
+            self.proc.stdin.flush()
+        except (OSError, ValueError) as e:
+            raise SlotBroken(f"cannot write to jail server: {e}") from e
+
+    def _recv(self, timeout: float) -> dict:
+        assert self.proc and self.proc.stdout
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        head = self._read(fd, 4, deadline)
+        (n,) = struct.unpack(">I", head)
+        return json.loads(self._read(fd, n, deadline))
+
+    @staticmethod
+    def _read(fd: int, n: int, deadline: float) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SlotBroken("jail server did not answer in time")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, n - len(buf))
+            if not chunk:
+                raise SlotBroken("jail server exited")
+            buf += chunk
+        return bytes(buf)
+
+    def kill(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f and f.close()
+            except OSError:
+                pass
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self._send({"op": "stop"})
+                self.proc.wait(timeout=5)
+            except (SlotBroken, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+
+class NativeBackend:
+    name = "native"
+
+    def __init__(self, config: SandboxConfig, python: str, toolchain_binds: list[str]):
+        self.config = config
+        self.slots = max(1, config.slots)
+        self.python = python
+        self.instance = f"{os.getpid()}-{id(self) & 0xFFFFFF:x}"
+        self.mode = "root" if os.geteuid() == 0 else "userns"
+        self.layers: dict[str, dict] = {}
+        self.problems: list[str] = []
+        self._closed = False
+        self.state_dir = config.state_dir
+        self.run_dir = os.path.join(self.state_dir, "run", self.instance)
+        os.makedirs(self.run_dir, mode=0o755, exist_ok=True)
+        self._bpf = self._compile_seccomp()
+        self.cgroup, cg_detail = cgroups.find(self.instance)
+        self.layers["cgroups"] = {"active": self.cgroup is not None, "detail": cg_detail}
+        self.layers["rlimits"] = {"active": True, "detail": "CPU, file size, open files, stack, core dumps off"}
+        self.layers["gvisor"] = {"active": False, "detail": "not applicable to the native backend"}
+        self._toolchain_binds = toolchain_binds
+        self._free: "queue.Queue[SlotProcess]" = queue.Queue()
+        self._all: list[SlotProcess] = []
+        self._lock = threading.Lock()
+        self._start_slots()
+
+    # -- setup
+
+    def _compile_seccomp(self) -> Optional[bytes]:
+        try:
+            import seccomp
+
+            bpf = seccomp.compile_bpf()
+            self.layers["seccomp"] = {"active": True, "detail": f"{seccomp.policy_path()} ({len(bpf) // 8} BPF instructions)"}
+            return bpf
+        except Exception as e:  # libseccomp missing: reported, and refused unless allowed
+            self.layers["seccomp"] = {"active": False, "detail": f"cannot build the filter: {e}"}
+            return None
+
+    def _init_message(self, index: int) -> dict:
+        uid = gid = self.config.uid_base + index if self.mode == "root" else 0
+        root = os.path.join(self.run_dir, f"root{index}")
+        os.makedirs(root, exist_ok=True)
+        binds = [{"src": p} for p in (*SYSTEM_BINDS, *self._toolchain_binds) if os.path.lexists(p)]
+        binds += [{"src": p} for p in ETC_BINDS if os.path.exists(p)]
+        try:
+            for name in sorted(os.listdir("/etc")):
+                if name.startswith(ETC_GLOBS):
+                    binds.append({"src": os.path.join("/etc", name)})
+        except OSError:
+            pass
+        binds += [{"src": d, "dev": True} for d in DEVICES if os.path.exists(d)]
+        etc_files = {
+            "passwd": f"root:x:0:0:root:/root:/bin/sh\nsandbox:x:{uid}:{gid}:sandbox:/tmp:/bin/sh\n"
+                      "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+            "group": f"root:x:0:\nsandbox:x:{gid}:\nnogroup:x:65534:\n",
+            "hosts": "127.0.0.1 localhost codetest\n::1 localhost\n",
+            "hostname": "codetest\n",
+            "resolv.conf": "",
+        }
+        return {
+            "op": "init", "mode": self.mode, "uid": uid, "gid": gid, "root": root, "binds": binds,
+            "etc_files": etc_files, "env": JAIL_ENV,
+            "bpf": base64.b64encode(self._bpf).decode() if self._bpf else None,
+            "cgroup_parents": self.cgroup.slot_parents(index) if self.cgroup else None,
+        }
+
+    def _start_slots(self) -> None:
+        errors = []
+        for i in range(self.slots):
+            slot = SlotProcess(i, self._init_message(i), self.python, self.run_dir)
+            try:
+                slot.start()
+            except SlotBroken as e:
+                errors.append(str(e))
+                continue
+            self._all.append(slot)
+            self._free.put(slot)
+        if errors or not self._all:
+            self.layers["namespaces"] = {"active": False, "detail": "; ".join(sorted(set(errors)))[:500]}
+            self.layers["uid"] = {"active": False, "detail": "no jail could be set up"}
+            self.problems.append("jail setup failed: " + (errors[0] if errors else "no slots"))
+            return
+        self.layers["namespaces"] = {"active": True, "detail": "mount (read-only skeleton, tmpfs /work), pid, net "
+                                     "(none), ipc, uts; fresh per execution"}
+        if self.mode == "root":
+            detail = (f"uid {self.config.uid_base}+slot per slot, no groups, no capabilities, no_new_privs, "
+                      "scrubbed environment")
+        else:
+            detail = ("the invoking unprivileged user in a user namespace, every capability dropped, no_new_privs, "
+                      "scrubbed environment (one uid for all slots: per-slot uids need root)")
+        self.layers["uid"] = {"active": True, "detail": detail}
+
+    # -- running
+
+    def execute(self, spec: ExecSpec) -> ExecResult:
+        req = {
+            "op": "exec", "argv": spec.argv, "env": spec.env,
+            "stdin": base64.b64encode(spec.stdin).decode(),
+            "limits": asdict(spec.limits), "program_dir": spec.program_dir, "work_dir": spec.work_dir,
+            "files": {k: base64.b64encode(v).decode() for k, v in spec.files.items()},
+            "python_inline": spec.python_inline,
+        }
+        if not self._all:
+            return ExecResult(error="native backend has no working slot: " + "; ".join(self.problems))
+        slot = self._free.get()
+        try:
+            try:
+                res = slot.call(req, spec.limits.wall_s + PROTOCOL_GRACE_S)
+            except SlotBroken as e:
+                log.warning("slot %d broke: %s; restarting", slot.index, e)
+                self._restart(slot)
+                return ExecResult(error=f"sandbox slot failed: {e}")
+            slot.executions += 1
+        finally:
+            self._free.put(slot)
+        return _to_result(res)
+
+    def _restart(self, slot: SlotProcess) -> None:
+        slot.kill()
+        if self.cgroup:
+            for d in slot.init["cgroup_parents"].values():
+                for name in os.listdir(d) if os.path.isdir(d) else []:
+                    if os.path.isdir(os.path.join(d, name)):
+                        cgroups.remove_tree(os.path.join(d, name))
+        if self._closed:
+            return
+        try:
+            slot.start()
+        except SlotBroken as e:
+            log.error("slot %d could not restart: %s", slot.index, e)
+
+    def health(self) -> dict:
+        alive = sum(1 for s in self._all if s.proc is not None and s.proc.poll() is None)
+        return {"layers": self.layers, "slots": self.slots, "slots_alive": alive, "mode": self.mode,
+                "problems": list(self.problems)}
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        for slot in self._all:
+            slot.stop()
+        if self.cgroup:
+            self.cgroup.remove()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def _to_result(res: dict) -> ExecResult:
+    if res.get("error") and "exit_code" not in res:
+        return ExecResult(error=res["error"])
+    return ExecResult(
+        exit_code=res.get("exit_code"), signal=res.get("signal"), cpu_s=res.get("cpu_s", 0.0),
+        wall_s=res.get("wall_s", 0.0), memory_kb=int(res.get("memory_kb", 0)),
+        stdout=base64.b64decode(res.get("stdout", "")), stderr=base64.b64decode(res.get("stderr", "")),
+        wall_exceeded=res.get("wall_exceeded", False), cpu_exceeded=res.get("cpu_exceeded", False),
+        memory_exceeded=res.get("memory_exceeded", False), output_exceeded=res.get("output_exceeded", False),
+        error=res.get("error"),
+    )
