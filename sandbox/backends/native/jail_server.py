@@ -371,31 +371,33 @@ class Slot:
         err_r, err_w = os.pipe()
         status_r, status_w = os.pipe()  # the child reports a setup failure here
 
-        if self.mode != "container":
-            # The next child is PID 1 of a new PID namespace (this process stays where it is).
-            unshare(CLONE_NEWPID)
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
-            try:
-                os.close(out_r), os.close(err_r), os.close(status_r)
-                self._child(req, cg, stdin_fd, out_w, err_w, status_w)
-            except BaseException as e:  # report, never fall back into the server loop
-                try:
-                    os.write(status_w, f"{type(e).__name__}: {e}".encode()[:4000])
-                finally:
-                    os._exit(127)
-            os._exit(127)
-
+            self._helper(req, cg, stdin_fd, out_w, err_w, status_w, (out_r, err_r, status_r))
         os.close(stdin_fd), os.close(out_w), os.close(err_w), os.close(status_w)
-        res = self._supervise(pid, lim, out_r, err_r, t0)
-        setup_error = _drain_fd(status_r)
+        res = self._supervise(pid, lim, out_r, err_r, t0, cg)
+        report = _drain_fd(status_r)
         os.close(status_r)
+        # The report: "E<setup error>" from the jailed child and/or "S<wait status>" from the helper.
+        parts = [p for p in report.split(b"\0") if p]
+        setup_error = next((p[1:] for p in parts if p.startswith(b"E")), None)
+        status_part = next((p for p in parts if p.startswith(b"S")), None)
+        if setup_error:
+            pass
+        elif status_part is not None:
+            status = int(status_part[1:].strip())
+            res["exit_code"] = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+            res["signal"] = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        elif res["wall_exceeded"] or res["output_exceeded"]:
+            res["exit_code"], res["signal"] = None, signal.SIGKILL  # we killed it
+        else:
+            setup_error = b"the jail helper died without a report"
         if cg is not None:
             cg.kill_all()
             peak, oom, cpu = cg.stats()
             cg.remove()
             if peak:
-                res["memory_kb"] = max(res["memory_kb"], peak // 1024)
+                res["memory_kb"] = peak // 1024
             if cpu is not None:
                 res["cpu_s"] = max(res["cpu_s"], cpu)
             if oom:
@@ -408,7 +410,39 @@ class Slot:
             res["error"] = "jail setup failed: " + setup_error.decode(errors="replace")
         return res
 
-    def _supervise(self, pid, lim, out_r, err_r, t0) -> dict:
+    def _helper(self, req, cg, stdin_fd, out_w, err_w, status_w, parent_fds):
+        """The process between the server and the jail: joins the cgroup, makes the PID
+        namespace (unshare may be called once per process, so not in the server), starts its
+        PID 1 and reports that process's wait status."""
+        try:
+            for fd in parent_fds:
+                os.close(fd)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if cg is not None:
+                for path in cg.procs_files():
+                    with open(path, "w") as f:
+                        f.write("0")
+            if self.mode != "container":
+                unshare(CLONE_NEWPID)
+            child = os.fork()
+            if child == 0:
+                try:
+                    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                    self._child(req, stdin_fd, out_w, err_w, status_w)
+                except BaseException as e:
+                    os.write(status_w, f"\0E{type(e).__name__}: {e}\0".encode()[:4000])
+                os._exit(127)
+            os.close(stdin_fd), os.close(out_w), os.close(err_w)
+            _, status = os.waitpid(child, 0)
+            os.write(status_w, b"\0S%d\0" % status)
+        except BaseException as e:
+            try:
+                os.write(status_w, f"\0E{type(e).__name__}: {e}\0".encode()[:4000])
+            except BaseException:
+                pass
+        os._exit(0)
+
+    def _supervise(self, pid, lim, out_r, err_r, t0, cg) -> dict:
         """Collect output up to the cap, enforce wall time, reap the child."""
         cap = lim["output_bytes"]
         deadline = t0 + lim["wall_s"]
@@ -424,7 +458,7 @@ class Slot:
             timeout = deadline - time.monotonic()
             if timeout <= 0 and not killed:
                 wall = killed = True
-                _kill(pid)
+                _kill(pid, cg)
                 timeout = 0
             # After the kill the pipes close at once (the whole namespace dies); keep a bound anyway.
             events = poller.poll(max(0, timeout) * 1000 if not killed else 2000)
@@ -443,7 +477,7 @@ class Slot:
                 bufs[fd] += chunk
                 if len(bufs[out_r]) + len(bufs[err_r]) > cap and not killed:
                     output = killed = True
-                    _kill(pid)
+                    _kill(pid, cg)
             if exited and open_fds and not killed:
                 # PID 1 is gone: the kernel has killed the rest; drain what is left.
                 for fd in list(open_fds):
@@ -480,12 +514,8 @@ class Slot:
 
     # -- the child, between fork and untrusted code
 
-    def _child(self, req, cg, stdin_fd, out_w, err_w, status_w):
+    def _child(self, req, stdin_fd, out_w, err_w, status_w):
         lim = req["limits"]
-        if cg is not None:
-            for path in cg.procs_files():
-                with open(path, "w") as f:
-                    f.write("0")
         if self.mode == "container":
             workdir = self._container_workdir(req)
         else:
@@ -506,18 +536,15 @@ class Slot:
         elif self.mode == "userns":
             drop_capabilities()
         prctl(PR_SET_NO_NEW_PRIVS, 1)
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() == 0 and self.mode != "container":
-            pass  # parent is outside our PID namespace: getppid() is 0 by design
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a change of uid cleared it
         env = {**self.env, **req.get("env", {})}
         os.closerange(3, status_w)
         os.closerange(status_w + 1, 65536)
-        os.set_inheritable(status_w, False)
-        # Close the status pipe only on a successful exec: CLOEXEC does it for us.
+        # The status pipe stays open until exec succeeds (it is close-on-exec).
         if self.bpf is not None:
             load_seccomp(self.bpf)
         if req.get("python_inline") is not None:
-            os.close(status_w)
+            os.close(status_w)  # from here on, failures are the program's own
             _run_python_inline(req["python_inline"], req["argv"], env)
         os.execve(req["argv"][0], req["argv"], env)
 
@@ -586,11 +613,14 @@ def _set_rlimits(lim) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (a, a))
 
 
-def _kill(pid: int) -> None:
+def _kill(pid: int, cg=None) -> None:
+    """Kill the helper (its PID 1 follows by PDEATHSIG, and the namespace with it) and the cgroup."""
     try:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+    if cg is not None:
+        cg.kill_all()
 
 
 def _drain_fd(fd: int) -> bytes:
