@@ -1,0 +1,71 @@
+"""The FastAPI app factory: routes, guards, and the sandbox's lifetime."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Iterable, Optional
+
+from fastapi import FastAPI
+
+from . import errors
+from .middleware import AuthMiddleware, BodyLimitMiddleware, MetricsMiddleware
+from .routes import router
+from .service import Service
+from .settings import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REWARD_ITEMS, DEFAULT_REWARD_DEADLINE_S, ServiceSettings
+
+DESCRIPTION = """A hardened code-execution sandbox for training and evaluating code models.
+
+`/v1/run` judges one program; `/v1/reward` scores batches of completions; `/run_code` speaks
+SandboxFusion's protocol (verl's `sandbox_fusion` reward works unchanged); `/get_reward` speaks
+OpenRLHF's. Send `Authorization: Bearer KEY` or `X-API-Key: KEY` when the server has keys.
+"""
+
+
+def create_app(
+    sandbox: Any = None,
+    *,
+    api_keys: Optional[Iterable[str]] = None,
+    queue_size: int = 0,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    reward_deadline_s: float = DEFAULT_REWARD_DEADLINE_S,
+    max_reward_items: int = DEFAULT_MAX_REWARD_ITEMS,
+    reward_window: int = 0,
+    backend: Optional[str] = None,
+    slots: Optional[int] = None,
+    settings: Optional[ServiceSettings] = None,
+) -> FastAPI:
+    """Build the app. With ``sandbox=None`` the app creates its own sandbox at startup
+    (``backend``/``slots``) and closes it at shutdown; a sandbox passed in stays the caller's."""
+    if settings is None:
+        settings = ServiceSettings(
+            api_keys=tuple(api_keys or ()), queue_size=queue_size, max_body_bytes=max_body_bytes,
+            reward_deadline_s=reward_deadline_s, max_reward_items=max_reward_items, reward_window=reward_window,
+        )
+    service = Service(settings, sandbox, backend=backend, slots=slots)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service.start()
+        try:
+            yield
+        finally:
+            service.stop()
+
+    app = FastAPI(title="codetest", version=_version(), description=DESCRIPTION, lifespan=lifespan)
+    app.state.service = service
+    app.include_router(router)
+    errors.install(app)
+    # Added last runs first: metrics see everything, then keys, then the size cap.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes, metrics=service.metrics)
+    app.add_middleware(AuthMiddleware, api_keys=settings.api_keys, metrics=service.metrics)
+    app.add_middleware(MetricsMiddleware, metrics=service.metrics)
+    return app
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("codetest")
+    except Exception:  # noqa: BLE001 - running from a source tree
+        return "0"

@@ -1,0 +1,53 @@
+"""``codetest serve``: registered into the main CLI by ``register(subparsers)``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    p.add_argument("--backend", choices=["native", "docker"], default="native", help="sandbox backend")
+    p.add_argument("--slots", type=int, default=None, help="concurrent executions (default: one per CPU core)")
+    p.add_argument("--api-key", action="append", default=[], metavar="KEY",
+                   help="accepted API key; repeatable. Required off loopback. CODETEST_API_KEYS adds more")
+    p.add_argument("--queue-size", type=int, default=0, metavar="N",
+                   help="executions admitted at once before 429 (default 16 per slot)")
+    p.add_argument("--max-body-mb", type=float, default=None, help="request body cap in MiB (default 64)")
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+
+
+def run(args: argparse.Namespace) -> int:
+    from .server import ConfigError, serve
+
+    if args.slots is not None and args.slots < 1:
+        print("codetest serve: --slots must be at least 1", file=sys.stderr)
+        return 2
+    if args.queue_size < 0:
+        print("codetest serve: --queue-size must not be negative", file=sys.stderr)
+        return 2
+    try:
+        serve(args.host, args.port, args.backend, slots=args.slots, api_keys=args.api_key,
+              queue_size=args.queue_size, max_body_mb=args.max_body_mb, log_level=args.log_level)
+    except ConfigError as e:
+        print(f"codetest serve: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    p = subparsers.add_parser("serve", help="run the HTTP service (uvicorn)",
+                              description="Serve /v1/run, /v1/reward, /run_code, /get_reward, /healthz, /metrics.")
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m api`` — the same as ``codetest serve`` without the main CLI."""
+    parser = argparse.ArgumentParser(prog="python -m api")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

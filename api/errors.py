@@ -1,0 +1,76 @@
+"""Every failure as a JSON body ``{"error", "message", "detail"}`` with the right status.
+
+Schema errors are 422, a wrong job 400, saturation 429 with Retry-After, a sandbox that
+refuses to run 503. A 500 means a bug here: its body says nothing about internals.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .admission import QueueFull
+
+log = logging.getLogger("codetest.api")
+
+
+class InvalidInput(ValueError):
+    """Input that passed the schema but not the service's rules (e.g. too many items)."""
+
+
+def _body(error: str, message: str, detail: Any = None) -> dict:
+    return {"error": error, "message": message, "detail": detail}
+
+
+def _clean_errors(errors: Any) -> list[dict]:
+    """Pydantic's errors without the offending input echoed back (it may be megabytes, or a secret)."""
+    out = []
+    for e in list(errors)[:50]:
+        out.append({"loc": [str(x) for x in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))})
+    return out
+
+
+def install(app: FastAPI) -> None:
+    from sandbox import BadRequest, SandboxUnavailable
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errs = _clean_errors(exc.errors())
+        first = errs[0] if errs else {"loc": [], "msg": "invalid request"}
+        where = ".".join(x for x in first["loc"] if x != "body") or "body"
+        return JSONResponse(_body("invalid_request", f"{where}: {first['msg']}", errs), status_code=422)
+
+    @app.exception_handler(InvalidInput)
+    async def _invalid(request: Request, exc: InvalidInput) -> JSONResponse:
+        return JSONResponse(_body("invalid_request", str(exc)), status_code=422)
+
+    @app.exception_handler(BadRequest)
+    async def _bad(request: Request, exc: BadRequest) -> JSONResponse:
+        return JSONResponse(_body("bad_job", str(exc) or type(exc).__name__), status_code=400)
+
+    @app.exception_handler(SandboxUnavailable)
+    async def _unavailable(request: Request, exc: SandboxUnavailable) -> JSONResponse:
+        return JSONResponse(_body("sandbox_unavailable", str(exc) or "the sandbox refuses to run code"),
+                            status_code=503, headers={"Retry-After": "30"})
+
+    @app.exception_handler(QueueFull)
+    async def _full(request: Request, exc: QueueFull) -> JSONResponse:
+        request.app.state.service.metrics.rejections.labels("queue_full").inc()
+        return JSONResponse(_body("queue_full", str(exc), {"depth": exc.depth, "capacity": exc.capacity}),
+                            status_code=429, headers={"Retry-After": str(exc.retry_after)})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        names = {404: "not_found", 405: "method_not_allowed"}
+        return JSONResponse(_body(names.get(exc.status_code, "http_error"), str(exc.detail)),
+                            status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s", request.url.path)
+        return JSONResponse(_body("internal", "internal error; see the server log"), status_code=500)

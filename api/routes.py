@@ -1,0 +1,149 @@
+"""The endpoints. Each one admits its work, runs it on the pool, and maps the outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Optional
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from sandbox.models import RunRequest, RunResult
+
+from . import fusion, openrlhf
+from .languages import resolve
+from .models import (
+    ErrorBody, FusionRunRequest, FusionRunResponse, HealthResponse, OpenRLHFRequest, OpenRLHFResponse, RewardItem,
+    RewardRequest, RewardResponse, RewardResult, RewardStats, Scoring,
+)
+from .reward import prepare, result_for
+from .errors import InvalidInput
+from .service import Service
+
+router = APIRouter()
+
+_ERRORS = {
+    400: {"model": ErrorBody, "description": "the job is wrong (unknown language, missing toolchain, ...)"},
+    401: {"model": ErrorBody, "description": "an API key is required"},
+    413: {"model": ErrorBody, "description": "request body too large"},
+    422: {"model": ErrorBody, "description": "the request does not match the schema"},
+    429: {"model": ErrorBody, "description": "saturated; retry after the Retry-After header"},
+    503: {"model": ErrorBody, "description": "the sandbox refuses to run code (isolation below minimum)"},
+}
+
+
+def service_of(request: Request) -> Service:
+    return request.app.state.service
+
+
+def _require_sandbox(svc: Service) -> None:
+    if svc.sandbox is None or svc.admission is None or svc.runner is None:
+        from sandbox import SandboxUnavailable
+
+        raise SandboxUnavailable(svc.startup_problem or "the sandbox is not running")
+
+
+async def _run_one(svc: Service, job: RunRequest) -> RunResult:
+    _require_sandbox(svc)
+    with svc.admission.lease(1) as lease:  # type: ignore[union-attr]
+        return await svc.runner.run(job, lease)  # type: ignore[union-attr]
+
+
+@router.post("/v1/run", response_model=RunResult, responses=_ERRORS, tags=["run"],
+             summary="Run one program on any number of tests (compiled once)")
+async def run(body: RunRequest, request: Request) -> RunResult:
+    svc = service_of(request)
+    job = body.model_copy(update={"language": resolve(body.language, svc.languages)})
+    return await _run_one(svc, job)
+
+
+async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
+                      deadline_s: Optional[float]) -> RewardResponse:
+    """The /v1/reward logic, shared by /get_reward."""
+    started = time.perf_counter()
+    if len(items) > svc.settings.max_reward_items:
+        raise InvalidInput(f"{len(items)} items; this server takes at most {svc.settings.max_reward_items} per request")
+    _require_sandbox(svc)
+    deadline = min(deadline_s or svc.settings.reward_deadline_s, 3600.0)
+    prepared = [prepare(item, svc.languages) for item in items]
+    jobs = [p.job for p in prepared]
+    n_jobs = sum(1 for j in jobs if j is not None)
+    outcomes: list[object] = [None] * len(items)
+    deadline_hit = False
+    if n_jobs:
+        window = min(n_jobs, svc.window())
+        with svc.admission.lease(window) as lease:  # type: ignore[union-attr]
+            outcomes = await svc.runner.run_batch(jobs, lease, window, deadline)  # type: ignore[union-attr]
+        deadline_hit = any(j is not None and o is None for j, o in zip(jobs, outcomes))
+    results: list[RewardResult] = []
+    for item, prep, outcome in zip(items, prepared, outcomes):
+        results.append(prep.decided if prep.decided is not None else result_for(item, prep, outcome, scoring))
+    null = sum(1 for r in results if r.reward is None)
+    svc.metrics.reward_items.labels("scored").inc(len(results) - null)
+    svc.metrics.reward_items.labels("null").inc(null)
+    stats = RewardStats(items=len(results), scored=len(results) - null, null=null, deadline_hit=deadline_hit,
+                        elapsed_s=round(time.perf_counter() - started, 4))
+    return RewardResponse(results=results, stats=stats)
+
+
+@router.post("/v1/reward", response_model=RewardResponse, responses=_ERRORS, tags=["reward"],
+             summary="Score a batch of completions: one reward per item, null when the service failed")
+async def reward(body: RewardRequest, request: Request) -> RewardResponse:
+    return await score_items(service_of(request), body.items, body.scoring, body.deadline_s)
+
+
+@router.post("/run_code", response_model=FusionRunResponse, responses=_ERRORS, tags=["compat"],
+             summary="SandboxFusion-compatible: run code once on stdin")
+async def run_code(body: FusionRunRequest, request: Request) -> FusionRunResponse:
+    from sandbox import BadRequest
+
+    svc = service_of(request)
+    if any(v is not None for v in body.files.values()):
+        raise BadRequest("'files' is not supported by this sandbox; send the data on stdin")
+    job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
+    result = await _run_one(svc, job)
+    return fusion.to_response(result, compiled=fusion.has_compile_step(job.language))
+
+
+@router.post("/get_reward", response_model=OpenRLHFResponse, responses=_ERRORS, tags=["compat"],
+             summary="OpenRLHF remote reward: query/prompts/labels in, rewards/scores/extra_logs out")
+async def get_reward(body: OpenRLHFRequest, request: Request) -> OpenRLHFResponse:
+    svc = service_of(request)
+    n = len(body.query)
+    prompts = body.prompts or [None] * n
+    labels = body.labels if body.labels is not None else [None] * n
+    if len(prompts) != n or len(labels) != n:
+        raise InvalidInput("'query', 'prompts' and 'labels' must have the same length")
+    built = [openrlhf.item_from(q, p, lab) for q, p, lab in zip(body.query, prompts, labels)]
+    items = [b for b in built if isinstance(b, RewardItem)]
+    scored = (await score_items(svc, items, body.scoring, body.deadline_s)).results if items else []
+    it = iter(scored)
+    rewards: list[Optional[float]] = []
+    errors: list[Optional[str]] = []
+    pass_rate: list[float] = []
+    sandbox_error: list[float] = []
+    for b in built:
+        r = next(it) if isinstance(b, RewardItem) else RewardResult(reward=None, error=b)
+        rewards.append(r.reward)
+        errors.append(r.error)
+        pass_rate.append(r.passed / r.total if r.total else (1.0 if r.reward else 0.0))
+        sandbox_error.append(1.0 if r.reward is None else 0.0)
+    return OpenRLHFResponse(rewards=rewards, scores=list(rewards), errors=errors,
+                            extra_logs={"pass_rate": pass_rate, "sandbox_error": sandbox_error})
+
+
+@router.get("/healthz", response_model=HealthResponse, responses={503: {"model": HealthResponse}}, tags=["ops"],
+            summary="Backend, isolation layers, languages with versions, queue depth; 503 when runs are refused")
+async def healthz(request: Request) -> JSONResponse:
+    svc = service_of(request)
+    h = await asyncio.to_thread(svc.health)
+    body = HealthResponse(**h).model_dump(mode="json")
+    return JSONResponse(body, status_code=200 if body["ok"] else 503)
+
+
+@router.get("/metrics", tags=["ops"], summary="Prometheus text format",
+            response_class=Response, responses={200: {"content": {"text/plain": {}}}})
+async def metrics(request: Request) -> Response:
+    svc = service_of(request)
+    return Response(svc.metrics.render(), media_type=svc.metrics.content_type)
