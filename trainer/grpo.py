@@ -209,6 +209,7 @@ class GRPOTrainer:
             "reward_mean": sum(o.reward for o in scored) / len(scored) if scored else None,
             "pass_rate": sum(o.verdict == "AC" for o in scored) / len(scored) if scored else 0.0,
             "verdicts": dict(verdicts),
+            "verdict_list": [o.verdict if o.ok else f"none:{o.failure}" for o in outcomes],
             "timeouts": sum(o.failure == "timeout" for o in outcomes),
             "service_errors": sum(o.failure == "service" for o in outcomes),
             "bad_inputs": sum(o.failure == "bad_input" for o in outcomes),

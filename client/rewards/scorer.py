@@ -354,6 +354,8 @@ class RewardScorer:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise asyncio.TimeoutError
+            # Ask the service to answer (with partial results) a little before we stop waiting.
+            payload["deadline_s"] = round(max(0.5, min(3600.0, remaining * 0.9 - 0.5)), 3)
             t0 = time.monotonic()
             try:
                 resp = await http.post("/v1/reward", json=payload, timeout=httpx.Timeout(remaining))
