@@ -6,9 +6,10 @@ requests in flight, gives up at a deadline, and turns every failure of the servi
 into ``reward=None`` with a reason, counted in ``stats``. A failure is never a 0: a
 0 teaches the policy that correct code is wrong.
 
-All HTTP runs on one event loop in a daemon thread owned by the scorer, so sync and
-async callers on any loop or thread share one connection pool and one concurrency cap,
-and a caller's own loop never blocks on the network.
+All HTTP goes through the SDK's ``AsyncClient`` (retries on connection errors, 429 and
+5xx, never past the deadline) on one event loop in a daemon thread owned by the
+scorer, so sync and async callers on any loop or thread share one connection pool and
+one concurrency cap, and a caller's own loop never blocks on the network.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ import concurrent.futures
 import logging
 import os
 import threading
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Sequence, Union
 
-import httpx
-
+from ..aio import AsyncClient
+from ..errors import APIError, CodetestError, DeadlineExceeded
 from .inputs import RewardItem
 
 log = logging.getLogger("codetest.rewards")
@@ -139,15 +139,6 @@ class _LoopThread:
         self._thread.join(timeout=5)
 
 
-class _ClientError(Exception):
-    """A 4xx other than 429: the request itself was refused."""
-
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(f"HTTP {status}: {detail}")
-        self.status = status
-        self.detail = detail
-
-
 class RewardScorer:
     """Scores completions through a codetest service; safe to share across threads.
 
@@ -178,20 +169,14 @@ class RewardScorer:
         self.stats = RewardStats()
         self._lock = threading.Lock()
         self._loop_thread: Optional[_LoopThread] = None
-        self._http: Optional[httpx.AsyncClient] = None
-        self._sem: Optional[asyncio.Semaphore] = None
+        self._http: Optional[AsyncClient] = None
 
     # -- public -------------------------------------------------------------------------
 
     async def score(self, items: Sequence[Union[RewardItem, Unscorable]], *, scoring: Optional[Scoring] = None,
                     timeout_s: Optional[float] = None) -> list[RewardOutcome]:
         """Score from any event loop; the work runs on the scorer's own loop."""
-        fut = self._submit(items, scoring, timeout_s)
-        try:
-            return await asyncio.wrap_future(fut)
-        except asyncio.CancelledError:
-            fut.cancel()
-            raise
+        return await asyncio.wrap_future(self.submit(items, scoring=scoring, timeout_s=timeout_s))
 
     def score_sync(self, items: Sequence[Union[RewardItem, Unscorable]], *, scoring: Optional[Scoring] = None,
                    timeout_s: Optional[float] = None) -> list[RewardOutcome]:
@@ -204,37 +189,44 @@ class RewardScorer:
         and always resolves by the deadline (plus a second of grace)."""
         inner = self._submit(items, scoring, timeout_s)
         outer: concurrent.futures.Future = concurrent.futures.Future()
-        deadline = (timeout_s or self.timeout_s) + 1.0
+        settle_lock = threading.Lock()
         n = len(items)
 
-        def _settle(f: concurrent.futures.Future) -> None:
-            if outer.done():
+        def _settle(outs: Optional[list[RewardOutcome]], failure: Failure, why: str) -> None:
+            with settle_lock:
+                if outer.done():
+                    return
+                if outs is None:
+                    outs = [RewardOutcome(None, error=why, failure=failure) for _ in range(n)]
+                    self.stats.record_outcomes(outs)
+                outer.set_result(outs)
+
+        def _finished(f: concurrent.futures.Future) -> None:
+            timer.cancel()
+            if f.cancelled():
+                _settle(None, "timeout", "reward deadline passed")
                 return
             try:
-                outer.set_result(f.result())
+                _settle(f.result(), "service", "")
             except BaseException as e:  # noqa: BLE001 - a scoring bug must not kill training
                 log.error("reward scoring failed: %r", e)
-                outs = [RewardOutcome(None, error=f"scoring failed: {e!r}", failure="service")] * n
-                self.stats.record_outcomes(outs)
-                outer.set_result(outs)
+                _settle(None, "service", f"scoring failed: {e!r}")
 
         def _guard() -> None:
-            if not outer.done():
-                inner.cancel()
-                outs = [RewardOutcome(None, error="reward deadline passed", failure="timeout") for _ in range(n)]
-                self.stats.record_outcomes(outs)
-                outer.set_result(outs)
+            inner.cancel()
+            _settle(None, "timeout", "reward deadline passed")
 
-        timer = threading.Timer(deadline, _guard)
+        timer = threading.Timer((timeout_s or self.timeout_s) + 1.0, _guard)
         timer.daemon = True
         timer.start()
-        inner.add_done_callback(lambda f: (timer.cancel(), _settle(f)))
+        inner.add_done_callback(_finished)
+        outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
         return outer
 
     def close(self) -> None:
         with self._lock:
             lt, http = self._loop_thread, self._http
-            self._loop_thread, self._http, self._sem = None, None, None
+            self._loop_thread, self._http = None, None
         if lt is not None:
             if http is not None:
                 try:
@@ -259,16 +251,13 @@ class RewardScorer:
             lt = self._loop_thread
         return lt.submit(self._score(list(items), scoring or self.scoring, timeout_s or self.timeout_s))
 
-    def _ensure_http(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
-        # Called on the scorer's loop only, so no lock needed for these two.
+    def _ensure_http(self) -> AsyncClient:
+        # Called on the scorer's loop only, so no lock is needed.
         if self._http is None:
-            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-            limits = httpx.Limits(max_connections=self.max_concurrency, max_keepalive_connections=self.max_concurrency)
-            self._http = httpx.AsyncClient(base_url=self.service_url, headers=headers, limits=limits,
-                                           trust_env=False)
-            self._sem = asyncio.Semaphore(self.max_concurrency)
-        assert self._sem is not None
-        return self._http, self._sem
+            self._http = AsyncClient(self.service_url, api_key=self.api_key, timeout_s=self.timeout_s,
+                                     max_concurrency=self.max_concurrency, max_retries=self.max_attempts - 1,
+                                     backoff_s=0.1, backoff_max_s=2.0)
+        return self._http
 
     async def _score(self, items: list[Union[RewardItem, Unscorable]], scoring: Scoring,
                      timeout_s: float) -> list[RewardOutcome]:
@@ -301,37 +290,40 @@ class RewardScorer:
 
     async def _run_batch(self, idx: list[int], items: list[Any], outcomes: list[Optional[RewardOutcome]],
                          scoring: Scoring, deadline: float) -> None:
-        http, sem = self._ensure_http()
+        http = self._ensure_http()
         loop = asyncio.get_running_loop()
-        payload = {"scoring": scoring, "items": [items[i].payload(str(i)) for i in idx]}
-        body: dict[str, Any] = {}
+        payload = [items[i].payload(str(i)) for i in idx]
+        results: list[dict[str, Any]] = []
         error: Optional[BaseException] = None
-        async with sem:
-            t0 = loop.time()
-            try:
-                body = await self._post(http, payload, deadline)
-            except (_ClientError, asyncio.TimeoutError, httpx.HTTPError, ValueError) as e:
-                error = e
-            latency = loop.time() - t0
+        t0 = loop.time()
+        try:
+            remaining = deadline - t0
+            if remaining <= 0:
+                raise DeadlineExceeded("deadline passed before the request could be sent")
+            results = await http.reward(payload, scoring=scoring, deadline=remaining)
+        except (CodetestError, ValueError, KeyError, TypeError) as e:
+            error = e
+        latency = loop.time() - t0
+        self.stats.record_request(latency, ok=error is None)
 
-        if isinstance(error, _ClientError) and error.status in (400, 413, 422) and len(idx) > 1:
+        bad_request = isinstance(error, APIError) and error.status_code in (400, 413, 422)
+        if bad_request and len(idx) > 1:
             # One bad item must not cost the whole batch its rewards: score them one by one.
             await asyncio.gather(*(self._run_batch([i], items, outcomes, scoring, deadline) for i in idx))
             return
         if error is not None:
             failure: Failure
-            if isinstance(error, _ClientError):
-                failure = "bad_input" if error.status in (400, 413, 422) else "service"
-                message = str(error)
-            elif isinstance(error, asyncio.TimeoutError):
-                failure, message = "timeout", "reward request timed out"
+            if bad_request:
+                failure, message = "bad_input", str(error)
+            elif isinstance(error, DeadlineExceeded):
+                failure, message = "timeout", f"reward request timed out: {error}"
             else:
-                failure, message = "service", f"reward service unreachable or broken: {error!r}"
+                failure, message = "service", f"reward service unreachable or broken: {error}"
             for i in idx:
                 outcomes[i] = RewardOutcome(None, error=message, failure=failure, latency_s=latency)
             return
 
-        by_id = {str(r.get("id")): r for r in body.get("results", []) if isinstance(r, dict)}
+        by_id = {str(r.get("id")): r for r in results if isinstance(r, dict)}
         for i in idx:
             r = by_id.get(str(i))
             if r is None:
@@ -345,52 +337,3 @@ class RewardScorer:
                 error=r.get("error") or (None if reward is not None else "service gave no reward"),
                 failure=None if reward is not None else "service", latency_s=latency,
             )
-
-    async def _post(self, http: httpx.AsyncClient, payload: dict[str, Any], deadline: float) -> dict[str, Any]:
-        """POST with retries on connection errors, 5xx and 429, never past the deadline."""
-        loop = asyncio.get_running_loop()
-        last: Exception = RuntimeError("no attempt made")
-        for attempt in range(self.max_attempts):
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise asyncio.TimeoutError
-            # Ask the service to answer (with partial results) a little before we stop waiting.
-            payload["deadline_s"] = round(max(0.5, min(3600.0, remaining * 0.9 - 0.5)), 3)
-            t0 = time.monotonic()
-            try:
-                resp = await http.post("/v1/reward", json=payload, timeout=httpx.Timeout(remaining))
-            except (httpx.TimeoutException, asyncio.CancelledError) as e:
-                self.stats.record_request(time.monotonic() - t0, ok=False)
-                if isinstance(e, asyncio.CancelledError):
-                    raise  # the call's deadline passed while this request was in flight
-                raise asyncio.TimeoutError from None
-            except httpx.TransportError as e:
-                self.stats.record_request(time.monotonic() - t0, ok=False)
-                last = e
-                await _sleep_within(0.1 * 2 ** attempt, deadline)
-                continue
-            self.stats.record_request(time.monotonic() - t0, ok=resp.status_code == 200)
-            if resp.status_code == 200:
-                return resp.json()
-            detail = resp.text[:500]
-            if resp.status_code == 429 or resp.status_code >= 500:
-                last = httpx.HTTPStatusError(f"HTTP {resp.status_code}: {detail}", request=resp.request,
-                                             response=resp)
-                await _sleep_within(_retry_after(resp, 0.1 * 2 ** attempt), deadline)
-                continue
-            raise _ClientError(resp.status_code, detail)
-        if isinstance(last, httpx.HTTPError):
-            raise last
-        raise httpx.TransportError(str(last))
-
-
-def _retry_after(resp: httpx.Response, default: float) -> float:
-    try:
-        return min(float(resp.headers.get("Retry-After", default)), 10.0)
-    except ValueError:
-        return default
-
-
-async def _sleep_within(seconds: float, deadline: float) -> None:
-    remaining = deadline - asyncio.get_running_loop().time()
-    await asyncio.sleep(max(0.0, min(seconds, remaining)))
