@@ -37,6 +37,10 @@ class SandboxConfig:
     # explicitly with allow_missing (CODETEST_ALLOW_MISSING=cgroups,uid).
     required_layers: tuple[str, ...] = DEFAULT_REQUIRED
     allow_missing: tuple[str, ...] = field(default_factory=lambda: tuple(_env_list("CODETEST_ALLOW_MISSING") or ()))
+    # Layers to switch off (seccomp, cgroups, rlimits): for diagnostics and for tests that show
+    # each remaining layer holds on its own. A disabled layer is missing, so it must also be
+    # in allow_missing or the sandbox refuses to run.
+    disable: tuple[str, ...] = field(default_factory=lambda: tuple(_env_list("CODETEST_DISABLE_LAYERS") or ()))
     # First uid of the per-slot unprivileged users (root hosts): slot i runs as uid_base + i.
     uid_base: int = field(default_factory=lambda: int(os.environ.get("CODETEST_UID_BASE", "61000")))
     # Docker backend settings.

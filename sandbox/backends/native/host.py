@@ -158,9 +158,14 @@ class NativeBackend:
         self.run_dir = os.path.join(self.state_dir, "run", self.instance)
         os.makedirs(self.run_dir, mode=0o755, exist_ok=True)
         self._bpf = self._compile_seccomp()
-        self.cgroup, cg_detail = cgroups.find(self.instance)
+        if "cgroups" in config.disable:
+            self.cgroup, cg_detail = None, "disabled by the operator"
+        else:
+            self.cgroup, cg_detail = cgroups.find(self.instance)
         self.layers["cgroups"] = {"active": self.cgroup is not None, "detail": cg_detail}
-        self.layers["rlimits"] = {"active": True, "detail": "CPU, file size, open files, stack, core dumps off"}
+        self.rlimits = "rlimits" not in config.disable
+        self.layers["rlimits"] = {"active": self.rlimits, "detail": "CPU, file size, open files, stack, core dumps off"
+                                  if self.rlimits else "disabled by the operator"}
         self.layers["gvisor"] = {"active": False, "detail": "not applicable to the native backend"}
         self._toolchain_binds = toolchain_binds
         self._free: "queue.Queue[SlotProcess]" = queue.Queue()
@@ -171,6 +176,9 @@ class NativeBackend:
     # -- setup
 
     def _compile_seccomp(self) -> Optional[bytes]:
+        if "seccomp" in self.config.disable:
+            self.layers["seccomp"] = {"active": False, "detail": "disabled by the operator"}
+            return None
         try:
             import seccomp
 
@@ -207,6 +215,7 @@ class NativeBackend:
             "etc_files": etc_files, "env": JAIL_ENV,
             "bpf": base64.b64encode(self._bpf).decode() if self._bpf else None,
             "cgroup_parents": self.cgroup.slot_parents(index) if self.cgroup else None,
+            "rlimits": self.rlimits,
         }
 
     def _start_slots(self) -> None:

@@ -54,6 +54,8 @@ MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
 MNT_DETACH = 2
 
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
 PR_SET_SECCOMP = 22
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
@@ -299,6 +301,9 @@ class Slot:
     # -- once per slot
 
     def setup(self) -> None:
+        # A jail's PID 1 orphaned by a killed helper comes back to us to be reaped, never to
+        # an init that may not reap (containers).
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
         if self.mode == "container":
             return
         if self.mode == "userns":
@@ -408,6 +413,7 @@ class Slot:
             res["cpu_exceeded"] = True
         if setup_error:
             res["error"] = "jail setup failed: " + setup_error.decode(errors="replace")
+        _reap_orphans()
         return res
 
     def _helper(self, req, cg, stdin_fd, out_w, err_w, status_w, parent_fds):
@@ -523,7 +529,8 @@ class Slot:
             name = b"codetest"
             _libc.sethostname(name, len(name))
             workdir = self._mount_execution(req, lim)
-        _set_rlimits(lim)
+        if self.cfg.get("rlimits", True):
+            _set_rlimits(lim)
         os.dup2(stdin_fd, 0), os.dup2(out_w, 1), os.dup2(err_w, 2)
         os.set_inheritable(status_w, False)
         os.set_blocking(1, True)
@@ -537,6 +544,9 @@ class Slot:
             drop_capabilities()
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a change of uid cleared it
+        # The uid change also made us non-dumpable, which leaves /proc/self owned by root; exec
+        # would reset that, the in-process Python path does not. Core dumps stay off (RLIMIT_CORE).
+        prctl(PR_SET_DUMPABLE, 1)
         env = {**self.env, **req.get("env", {})}
         os.closerange(3, status_w)
         os.closerange(status_w + 1, 65536)
@@ -621,6 +631,21 @@ def _kill(pid: int, cg=None) -> None:
         pass
     if cg is not None:
         cg.kill_all()
+
+
+def _reap_orphans(timeout: float = 2.0) -> None:
+    """Wait until this server has no children: every process of the execution is dead by now
+    (SIGKILLed with its namespace), so this is quick; bounded all the same."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.001)
 
 
 def _drain_fd(fd: int) -> bytes:

@@ -1,0 +1,118 @@
+"""Program and work files between the host and a container, without bind mounts.
+
+Why not bind mounts: a long-lived container cannot gain mounts after it starts, and
+mounting the host's state directory into every container would show one job's files to
+the next. Files travel instead on the executor's stream: the program directory once per
+container (cached there under a key; a compile-cache entry never changes), the compile
+step's work directory both ways. The container sees nothing of the host file system,
+and gVisor and runc behave the same.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import shutil
+import stat
+from typing import Optional
+
+FileMap = dict[str, list]  # relpath -> [mode, base64 content] (S_IFDIR in mode: a directory)
+
+
+class FilesTooLarge(ValueError):
+    pass
+
+
+def program_key(program_dir: str, secret: bytes) -> str:
+    """A key for the directory's current content: names, sizes, modes and mtimes.
+
+    Keyed with a per-backend secret so a program cannot guess the cache names of others.
+    """
+    h = hmac.new(secret, os.path.realpath(program_dir).encode(), hashlib.sha256)
+    for rel, st in _walk(program_dir):
+        h.update(f"\0{rel}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:40]
+
+
+def read_dir(path: str, limit: int) -> tuple[FileMap, int]:
+    """Regular files and directories under ``path`` (symlinks skipped), and their total size."""
+    out: FileMap = {}
+    total = 0
+    for rel, st in _walk(path):
+        if stat.S_ISDIR(st.st_mode):
+            out[rel] = [stat.S_IFDIR | 0o755, ""]
+            continue
+        total += st.st_size
+        if total > limit:
+            raise FilesTooLarge(f"{path} holds more than {limit} bytes")
+        with open(os.path.join(path, rel), "rb") as f:
+            out[rel] = [st.st_mode & 0o777, base64.b64encode(f.read()).decode()]
+    return out, total
+
+
+def encode_files(files: dict[str, bytes]) -> FileMap:
+    return {_safe_rel(k): [0o644, base64.b64encode(v).decode()] for k, v in files.items()}
+
+
+def write_back(work_dir: str, files: FileMap) -> None:
+    """Make ``work_dir`` hold exactly ``files`` (what the container's /work held at the end).
+
+    The names come from untrusted code: each is normalised, kept inside ``work_dir`` and
+    written without following links.
+    """
+    wanted = {_safe_rel(k): v for k, v in files.items()}
+    root = os.path.realpath(work_dir)
+    for rel, st in sorted(_walk(root), key=lambda x: -x[0].count("/")):
+        if rel not in wanted or stat.S_ISDIR(st.st_mode) != stat.S_ISDIR(wanted[rel][0]):
+            p = os.path.join(root, rel)
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.unlink(p)
+    for rel in sorted(wanted):
+        mode, b64 = wanted[rel]
+        p = os.path.join(root, rel)
+        parent = os.path.dirname(p)
+        os.makedirs(parent, exist_ok=True)
+        if os.path.realpath(parent) != parent:  # a link smuggled in as a directory
+            raise ValueError(f"refusing to write through a link: {rel}")
+        if stat.S_ISDIR(mode):
+            os.makedirs(p, exist_ok=True)
+            continue
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        try:
+            os.write(fd, base64.b64decode(b64)) if b64 else None
+            os.fchmod(fd, (mode & 0o755) | 0o600)
+        finally:
+            os.close(fd)
+
+
+def _safe_rel(rel: str) -> str:
+    parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise ValueError(f"bad file name {rel!r}")
+    return "/".join(parts)
+
+
+def _walk(base: str) -> list[tuple[str, os.stat_result]]:
+    out: list[tuple[str, os.stat_result]] = []
+
+    def rec(d: str, prefix: Optional[str]) -> None:
+        try:
+            names = sorted(os.listdir(d))
+        except FileNotFoundError:
+            return
+        for name in names:
+            p = os.path.join(d, name)
+            st = os.lstat(p)
+            rel = f"{prefix}/{name}" if prefix else name
+            if stat.S_ISDIR(st.st_mode):
+                out.append((rel, st))
+                rec(p, rel)
+            elif stat.S_ISREG(st.st_mode):
+                out.append((rel, st))
+
+    rec(base, None)
+    return out

@@ -1,0 +1,120 @@
+"""Length-prefixed JSON over a container's attached stdin/stdout.
+
+Why not ``docker exec``: it costs 50-100 ms per call. The executor instead lives as the
+container's main process and reads requests on its stdin; the host holds one attach
+connection per container for its whole life. Without a TTY the engine multiplexes the
+container's stdout and stderr on that connection in frames of
+``[stream, 0, 0, 0, size (u32 big-endian)] + payload``; stdout carries our replies,
+stderr whatever the executor prints on a crash (kept for the error message).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import time
+from typing import Any, Optional
+
+
+class StreamClosed(ConnectionError):
+    """The container's end went away: it died, or the engine did."""
+
+
+class StreamTimeout(TimeoutError):
+    """No complete reply before the deadline."""
+
+
+class AttachStream:
+    def __init__(self, sock: socket.socket, stderr_keep: int = 8192):
+        self.sock = sock
+        self._raw = bytearray()     # bytes as read from the engine (frames)
+        self._out = bytearray()     # the container's stdout, demultiplexed
+        self.stderr = bytearray()   # the container's stderr, last ``stderr_keep`` bytes
+        self._stderr_keep = stderr_keep
+        self.closed = False
+
+    # -- sending
+
+    def send(self, obj: Any) -> None:
+        data = json.dumps(obj, separators=(",", ":")).encode()
+        try:
+            self.sock.settimeout(60)
+            self.sock.sendall(struct.pack(">I", len(data)) + data)
+        except OSError as e:
+            self.closed = True
+            raise StreamClosed(f"send failed: {e}") from e
+
+    def send_raw(self, data: bytes) -> None:
+        try:
+            self.sock.settimeout(60)
+            self.sock.sendall(data)
+        except OSError as e:
+            self.closed = True
+            raise StreamClosed(f"send failed: {e}") from e
+
+    # -- receiving
+
+    def recv(self, timeout: float) -> Any:
+        """The next reply, or StreamTimeout / StreamClosed."""
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self._take_message()
+            if msg is not None:
+                return json.loads(msg)
+            self._fill(deadline)
+
+    def _take_message(self) -> Optional[bytes]:
+        if len(self._out) < 4:
+            return None
+        (n,) = struct.unpack(">I", self._out[:4])
+        if len(self._out) < 4 + n:
+            return None
+        body = bytes(self._out[4:4 + n])
+        del self._out[:4 + n]
+        return body
+
+    def _fill(self, deadline: float) -> None:
+        if self.closed:
+            raise StreamClosed(self._why())
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise StreamTimeout("no reply from the container's executor in time")
+        self.sock.settimeout(min(left, 5.0))
+        try:
+            chunk = self.sock.recv(1 << 20)
+        except socket.timeout:
+            return
+        except OSError as e:
+            self.closed = True
+            raise StreamClosed(f"{e}; {self._why()}") from e
+        if not chunk:
+            self.closed = True
+            raise StreamClosed(self._why())
+        self._raw += chunk
+        self._demux()
+
+    def _demux(self) -> None:
+        while len(self._raw) >= 8:
+            kind = self._raw[0]
+            (size,) = struct.unpack(">I", self._raw[4:8])
+            if len(self._raw) < 8 + size:
+                return
+            payload = self._raw[8:8 + size]
+            del self._raw[:8 + size]
+            if kind == 1:
+                self._out += payload
+            elif kind == 2:
+                self.stderr += payload
+                del self.stderr[:-self._stderr_keep]
+
+    def _why(self) -> str:
+        tail = bytes(self.stderr[-600:]).decode(errors="replace").strip()
+        return "the container closed its stream" + (f" (stderr: {tail})" if tail else "")
+
+    def close(self) -> None:
+        self.closed = True
+        try:
+            self.sock.close()
+        except OSError:
+            pass

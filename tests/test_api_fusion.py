@@ -1,0 +1,140 @@
+"""SandboxFusion compatibility of POST /run_code, as verl's sandbox_fusion reward and the SDK use it.
+
+verl (verl/utils/reward_score/sandbox_fusion/utils.py) sends one request per test case
+with ``requests``: a JSON body of exactly compile_timeout, run_timeout, code, stdin,
+memory_limit_MB, language, files={}, fetch_files=[]; then it maps the answer to
+True/False or a negative code. ``verl_case_result`` below restates that mapping so the
+test checks what verl would conclude from each of our answers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+import pytest
+import requests
+
+from api import create_app
+from api.testing import serve_in_thread
+from sandbox import Sandbox, SandboxConfig
+
+pytestmark = pytest.mark.timeout(120)
+
+# verl's codes: True pass, False wrong answer, -1 API/sandbox error, -2 runtime error,
+# -3 timeout, -4 compile error.
+API_ERROR, RUNTIME_ERROR, TIMEOUT, COMPILE_ERROR = -1, -2, -3, -4
+
+
+def verl_case_result(resp: Optional[dict], expected: Optional[str]) -> Any:
+    """What verl's _process_single_case concludes from one /run_code answer."""
+    if resp is None:
+        return API_ERROR
+    status, cr, rr = resp.get("status"), resp.get("compile_result"), resp.get("run_result")
+    if status == "SandboxError":
+        return API_ERROR
+    if status == "Failed":
+        if cr and (cr.get("status") in ("Error", "TimeLimitExceeded")
+                   or (cr.get("status") == "Finished" and cr.get("return_code") != 0)):
+            return COMPILE_ERROR
+        if rr:
+            if rr.get("status") == "TimeLimitExceeded":
+                return TIMEOUT
+            if rr.get("status") == "Error" or (rr.get("status") == "Finished" and rr.get("return_code") != 0):
+                return RUNTIME_ERROR
+        return API_ERROR
+    if status == "Success":
+        if rr and rr.get("status") == "Finished":
+            out = rr.get("stdout") or ""
+            return expected is None or str(out).rstrip("\n") == str(expected).rstrip("\n")
+        return API_ERROR
+    return API_ERROR
+
+
+def verl_call(url: str, code: str, stdin: Optional[str], language: str, timeout: int = 10,
+              memory_limit_mb: int = 1024) -> Optional[dict]:
+    """The request verl's call_sandbox_api makes (and its handling of a non-2xx answer)."""
+    payload = json.dumps({"compile_timeout": timeout, "run_timeout": timeout, "code": code, "stdin": stdin,
+                          "memory_limit_MB": memory_limit_mb, "language": language, "files": {}, "fetch_files": []})
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    try:
+        r = requests.post(url + "/run_code", headers=headers, data=payload, timeout=timeout * 2 + 10)
+        r.raise_for_status()
+        return r.json()
+    except requests.RequestException:
+        return None
+
+
+@pytest.fixture(scope="module")
+def url():
+    sb = Sandbox(SandboxConfig(slots=2))
+    with serve_in_thread(create_app(sb)) as u:
+        yield u
+    sb.close()
+
+
+DOUBLE_PY = "print(int(input()) * 2)"
+DOUBLE_CPP = "#include <iostream>\nint main(){long long a; std::cin >> a; std::cout << a * 2 << std::endl;}"
+DOUBLE_JS = "const s=require('fs').readFileSync(0,'utf8');console.log(parseInt(s)*2);"
+
+
+@pytest.mark.parametrize("language,code,stdin,expected,want", [
+    ("python", DOUBLE_PY, "21\n", "42", True),
+    ("python", DOUBLE_PY, "21\n", "43", False),
+    ("python", "print(1/0)", "", "1", RUNTIME_ERROR),
+    ("python", "import sys\nsys.exit(4)", "", "", RUNTIME_ERROR),
+    ("python", "def f(:\n  pass", "", "", RUNTIME_ERROR),  # a Python syntax error is a run failure there too
+    ("python", "import time\ntime.sleep(30)", "", "", TIMEOUT),
+    ("python", "a = bytearray(900 << 20)\nprint(len(a))", "", "", RUNTIME_ERROR),  # memory_limit_MB below
+    ("python", "print('x' * (80 << 20))", "", "", RUNTIME_ERROR),  # over the output cap
+    ("cpp", DOUBLE_CPP, "21\n", "42", True),
+    ("cpp", "int main( { return 0; }", "", "", COMPILE_ERROR),
+    ("nodejs", DOUBLE_JS, "21\n", "42", True),
+    ("python", DOUBLE_PY, None, "x", RUNTIME_ERROR),  # newer verl sends stdin null when a case has none
+])
+def test_verl_case_mapping(url, language, code, stdin, expected, want):
+    timeout = 2 if want == TIMEOUT else 10
+    resp = verl_call(url, code, stdin, language, timeout=timeout, memory_limit_mb=256)
+    assert resp is not None
+    assert set(resp) >= {"status", "message", "compile_result", "run_result", "files"}
+    assert verl_case_result(resp, expected) == want, resp
+    rr = resp["run_result"]
+    if rr is not None and rr["status"] == "Finished":
+        assert isinstance(rr["return_code"], int)  # the SDK refuses a Finished step without one
+    if want == TIMEOUT:
+        assert rr["return_code"] is None
+
+
+def test_compiled_languages_report_a_compile_step(url):
+    resp = verl_call(url, DOUBLE_CPP, "1\n", "cpp")
+    assert resp["compile_result"]["status"] == "Finished" and resp["compile_result"]["return_code"] == 0
+    failed = verl_call(url, "int main( {", "", "cpp")
+    assert failed["status"] == "Failed" and failed["run_result"] is None
+    assert "error" in failed["compile_result"]["stderr"]
+
+
+def test_unknown_language_is_an_api_error_for_verl(url):
+    assert verl_case_result(verl_call(url, "x", "", "cobol"), None) == API_ERROR
+
+
+def test_files_are_refused_clearly(url):
+    r = requests.post(url + "/run_code", json={"code": "print(1)", "language": "python",
+                                              "files": {"a.txt": "aGk="}}, timeout=30)
+    assert r.status_code == 400 and "files" in r.json()["message"]
+
+
+def test_sandbox_fusion_sdk_works_unchanged(url):
+    sf = pytest.importorskip("sandbox_fusion")
+    ok = sf.run_code(sf.RunCodeRequest(code=DOUBLE_PY, language="python", stdin="5\n"), endpoint=url,
+                     max_attempts=1)
+    assert ok.status == sf.RunStatus.Success and ok.run_result.stdout == "10\n"
+    assert sf.summary_run_code_result(ok, sf.SummaryMapping()) == "Success"
+    mapping = sf.SummaryMapping(CompileFailed="CE", RunFailed="RE", RunTimeout="TLE")
+    ce = sf.run_code(sf.RunCodeRequest(code="int main( {", language="cpp"), endpoint=url, max_attempts=1)
+    assert sf.summary_run_code_result(ce, mapping) == "CE"
+    re_ = sf.run_code(sf.RunCodeRequest(code="raise SystemExit(2)", language="python"), endpoint=url,
+                      max_attempts=1)
+    assert sf.summary_run_code_result(re_, mapping) == "RE"
+    tle = sf.run_code(sf.RunCodeRequest(code="while True: pass", language="python", run_timeout=1),
+                      endpoint=url, max_attempts=1)
+    assert sf.summary_run_code_result(tle, mapping) == "TLE"

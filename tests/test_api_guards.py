@@ -1,0 +1,150 @@
+"""The service's guards over real HTTP: 429 with Retry-After, 413, 401, and batch deadlines."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+
+from api import create_app
+from api.testing import serve_in_thread
+from sandbox import Sandbox, SandboxConfig
+
+pytestmark = pytest.mark.timeout(120)
+
+SLEEP = "import time\ntime.sleep({s})\nprint('done')"
+KEY = "k-7f3a9c-secret-value"
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    sb = Sandbox(SandboxConfig(slots=2))
+    yield sb
+    sb.close()
+
+
+def wait_idle(http: httpx.Client, timeout_s: float = 10.0) -> dict:
+    end = time.monotonic() + timeout_s
+    while True:
+        h = http.get("/healthz").json()
+        if h["queue_depth"] == 0 and h["executions_in_flight"] == 0:
+            return h
+        assert time.monotonic() < end, f"queue did not drain: {h['queue_depth']}"
+        time.sleep(0.05)
+
+
+def test_burst_larger_than_the_queue_gets_429_with_retry_after(sandbox):
+    app = create_app(sandbox, queue_size=3)
+    with serve_in_thread(app) as url:
+        body = {"language": "python", "code": SLEEP.format(s=0.8), "limits": {"wall_time_s": 5}}
+
+        async def burst() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=url, timeout=30,
+                                         limits=httpx.Limits(max_connections=40)) as c:
+                return await asyncio.gather(*[c.post("/v1/run", json=body) for _ in range(24)])
+
+        responses = asyncio.run(burst())
+        codes = [r.status_code for r in responses]
+        assert set(codes) <= {200, 429}, codes
+        assert 1 <= codes.count(200) <= 12 and codes.count(429) >= 12
+        for r in responses:
+            if r.status_code == 429:
+                assert int(r.headers["retry-after"]) >= 1
+                assert r.json()["error"] == "queue_full"
+            else:
+                assert r.json()["verdict"] == "AC"
+        with httpx.Client(base_url=url, timeout=30) as http:
+            wait_idle(http)
+            # Once drained, work is admitted again; refusals were counted.
+            assert http.post("/v1/run", json={"language": "python", "code": "print(1)"}).status_code == 200
+            assert 'codetest_rejections_total{reason="queue_full"}' in http.get("/metrics").text
+
+
+def test_oversized_bodies_get_413(sandbox):
+    app = create_app(sandbox, max_body_bytes=20_000)
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        big = {"language": "python", "code": "print(1)  # " + "x" * 30_000}
+        r = http.post("/v1/run", json=big)
+        assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
+
+        def chunks():  # no Content-Length: the cap is enforced on the bytes that arrive
+            yield b'{"language": "python", "code": "print(1)  # '
+            for _ in range(40):
+                yield b"y" * 1000
+            yield b'"}'
+
+        r = http.post("/v1/run", content=chunks(), headers={"content-type": "application/json"})
+        assert r.status_code == 413
+
+        def small():
+            yield b'{"language": "python", '
+            yield b'"code": "print(2)"}'
+
+        r = http.post("/v1/run", content=small(), headers={"content-type": "application/json"})
+        assert r.status_code == 200 and r.json()["tests"][0]["stdout"] == "2\n"
+        r = http.post("/v1/run", json={"language": "python", "code": "print(3)"})
+        assert r.status_code == 200
+
+
+def test_api_keys(sandbox):
+    app = create_app(sandbox, api_keys=[KEY, "second-key"])
+    body = {"language": "python", "code": "print(1)"}
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        r = http.post("/v1/run", json=body)
+        assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
+        wrong = "k-7f3a9c-secret-valuX"
+        r = http.post("/v1/run", json=body, headers={"Authorization": f"Bearer {wrong}"})
+        assert r.status_code == 401
+        assert wrong not in r.text and KEY not in r.text
+        assert http.post("/v1/run", json=body, headers={"X-API-Key": "nope"}).status_code == 401
+        assert http.post("/v1/run", json=body, headers={"Authorization": f"Basic {KEY}"}).status_code == 401
+        assert http.post("/v1/run", json=body, headers={"Authorization": f"Bearer {KEY}"}).status_code == 200
+        assert http.post("/v1/run", json=body, headers={"X-API-Key": "second-key"}).status_code == 200
+        for path in ("/v1/reward", "/run_code", "/get_reward", "/metrics"):
+            assert http.request("POST" if path != "/metrics" else "GET", path, json={}).status_code == 401
+        # Probes and the API description stay reachable; none of them carries a key.
+        for path in ("/healthz", "/openapi.json"):
+            r = http.get(path)
+            assert r.status_code == 200 and KEY not in r.text and "second-key" not in r.text
+        metrics = http.get("/metrics", headers={"X-API-Key": KEY}).text
+        assert KEY not in metrics and 'codetest_rejections_total{reason="unauthorized"}' in metrics
+
+
+def test_serve_refuses_a_public_address_without_a_key(monkeypatch):
+    from api.server import ConfigError, check_exposure
+
+    monkeypatch.delenv("CODETEST_API_KEYS", raising=False)
+    with pytest.raises(ConfigError):
+        check_exposure("0.0.0.0", [])
+    with pytest.raises(ConfigError):
+        check_exposure("example.org", [])
+    check_exposure("0.0.0.0", ["k"])
+    for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        check_exposure(host, [])
+
+
+def test_deadline_mid_batch_returns_partial_results(sandbox):
+    app = create_app(sandbox, reward_window=2)
+    items = [{"id": i, "code": SLEEP.format(s=0.7), "language": "python", "limits": {"wall_time_s": 5},
+              "tests": [{"stdin": "", "expected_stdout": "done\n"}]} for i in range(8)]
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        t0 = time.monotonic()
+        r = http.post("/v1/reward", json={"items": items, "deadline_s": 1.2})
+        elapsed = time.monotonic() - t0
+        assert r.status_code == 200, r.text
+        out = r.json()
+        assert elapsed < 4.0, elapsed
+        results = out["results"]
+        assert [x["id"] for x in results] == list(range(8))
+        done = [x for x in results if x["reward"] is not None]
+        late = [x for x in results if x["reward"] is None]
+        assert done and late, results
+        assert all(x["reward"] == 1.0 and x["verdict"] == "AC" for x in done)
+        assert all("deadline" in x["error"] and x["verdict"] is None for x in late)
+        assert out["stats"]["deadline_hit"] is True and out["stats"]["null"] == len(late)
+        # Nothing hangs: the executions already running finish, and the queue drains.
+        wait_idle(http)
+        again = http.post("/v1/reward", json={"items": items[:2], "deadline_s": 30}).json()["results"]
+        assert [x["reward"] for x in again] == [1.0, 1.0]
