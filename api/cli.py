@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    p.add_argument("--backend", choices=["native", "docker"], default="native", help="sandbox backend")
+    p.add_argument("--backend", choices=["native", "docker"], default=os.environ.get("CODETEST_BACKEND", "native"),
+                   help="sandbox backend (default native, or $CODETEST_BACKEND)")
     p.add_argument("--slots", type=int, default=None, help="concurrent executions (default: one per CPU core)")
     p.add_argument("--api-key", action="append", default=[], metavar="KEY",
                    help="accepted API key; repeatable. Required off loopback. CODETEST_API_KEYS adds more")

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .admission import QueueFull
@@ -43,6 +44,14 @@ def install(app: FastAPI) -> None:
         errs = _clean_errors(exc.errors())
         first = errs[0] if errs else {"loc": [], "msg": "invalid request"}
         where = ".".join(x for x in first["loc"] if x != "body") or "body"
+        return JSONResponse(_body("invalid_request", f"{where}: {first['msg']}", errs), status_code=422)
+
+    @app.exception_handler(ValidationError)
+    async def _derived(request: Request, exc: ValidationError) -> JSONResponse:
+        # A model built from the request inside a handler (e.g. /run_code's job) refused it.
+        errs = _clean_errors(exc.errors())
+        first = errs[0] if errs else {"loc": [], "msg": "invalid request"}
+        where = ".".join(first["loc"]) or "body"
         return JSONResponse(_body("invalid_request", f"{where}: {first['msg']}", errs), status_code=422)
 
     @app.exception_handler(InvalidInput)
