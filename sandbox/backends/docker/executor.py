@@ -178,6 +178,14 @@ def uid_processes(uid: int) -> list[int]:
     return [int(n) for n in os.listdir("/proc") if n.isdigit() and _proc_uid(n) == uid]
 
 
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True
+
+
 def uid_usage(uid: int) -> tuple[int, float]:
     """(resident bytes, CPU seconds incl. reaped children) summed over the uid's processes."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -479,10 +487,14 @@ class Executor:
 
     def _kill_uid(self) -> None:
         def killer():
-            for _ in range(200):
+            me = os.getpid()
+            for _ in range(500):
                 try:
                     os.kill(-1, signal.SIGKILL)  # every process of this uid but the caller
                 except ProcessLookupError:
+                    return 0
+                # Zombies take the signal too (and wait for PID 1 to reap them): done when only they remain.
+                if not [p for p in uid_processes(self.uid) if p != me and not _is_zombie(p)]:
                     return 0
                 time.sleep(0.001)
             return 3

@@ -53,7 +53,14 @@ def read_dir(path: str, limit: int) -> tuple[FileMap, int]:
 
 
 def encode_files(files: dict[str, bytes]) -> FileMap:
-    return {_safe_rel(k): [0o644, base64.b64encode(v).decode()] for k, v in files.items()}
+    """ExecSpec.files as a FileMap; a name ending in "/" is a directory (a Kattis feedback dir)."""
+    out: FileMap = {}
+    for k, v in files.items():
+        if k.endswith("/"):
+            out[_safe_rel(k)] = [stat.S_IFDIR | 0o755, ""]
+        else:
+            out[_safe_rel(k)] = [0o644, base64.b64encode(v).decode()]
+    return out
 
 
 def write_back(work_dir: str, files: FileMap) -> None:

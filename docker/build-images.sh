@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build the images the Docker backend and compose need, with no registry.
+#
+#   docker/build-images.sh                 base (debootstrap) + codetest-runtime:latest
+#   docker/build-images.sh --api           ... + codetest-api:latest (compose's API service)
+#   BASE_IMAGE=debian:bookworm-slim docker/build-images.sh   use a registry image instead
+#
+# Every step is bounded in time; a second run reuses the cached root filesystem and
+# Docker's layer cache, so it takes seconds.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+DOCKER="$(command -v /usr/bin/docker || command -v docker)"
+BASE_IMAGE="${BASE_IMAGE:-}"
+RUNTIME_TAG="${CODETEST_DOCKER_IMAGE:-codetest-runtime:latest}"
+API=0
+for a in "$@"; do
+  case "$a" in
+    --api) API=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "build-images.sh: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+
+if [ -z "$BASE_IMAGE" ]; then
+  BASE_IMAGE="codetest-base:bookworm"
+  if ! "$DOCKER" image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+    timeout 1500 "$HERE/build-base.sh" --tag "$BASE_IMAGE"
+  fi
+fi
+
+echo "build-images.sh: $RUNTIME_TAG from $BASE_IMAGE" >&2
+# --network host: the build downloads packages; no bridge network exists on these hosts.
+timeout 1800 "$DOCKER" build --network host -q --build-arg BASE_IMAGE="$BASE_IMAGE" \
+  -t "$RUNTIME_TAG" -f "$HERE/Dockerfile.runtime" "$HERE"
+
+if [ "$API" = 1 ]; then
+  echo "build-images.sh: codetest-api:latest from $RUNTIME_TAG" >&2
+  timeout 1800 "$DOCKER" build --network host -q --build-arg RUNTIME_IMAGE="$RUNTIME_TAG" \
+    -t codetest-api:latest -f "$HERE/Dockerfile.api" "$ROOT"
+fi
+"$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep '^codetest-' >&2 || true

@@ -1,0 +1,370 @@
+"""The docker backend: each execution on a warm, hardened container from a pool.
+
+    DockerBackend(SandboxConfig(backend="docker")).execute(spec) -> ExecResult
+
+Per execution the host sends one request on an attach stream the container already has
+open, and reads one reply: no container is created, no ``docker exec`` run. A container
+that dies or hangs mid-request is discarded and the request retried once on a fresh one;
+a second failure is ``ExecResult.error`` (verdict SE).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+from dataclasses import asdict
+from typing import Any, Optional
+
+from ...errors import SandboxUnavailable
+from ...languages import Toolchain, detect_toolchains
+from ..base import ExecResult, ExecSpec
+from .container import (
+    LABEL_BACKEND, LABEL_OWNER, LABEL_POOL, ContainerError, PoolContainer, seccomp_profile_json,
+)
+from .files import FilesTooLarge, encode_files, program_key, read_dir, write_back
+from .pool import ContainerPool
+from .settings import DockerSettings
+from .stream import StreamClosed, StreamTimeout
+from .toolchains import probe_image
+
+log = logging.getLogger("codetest.docker")
+
+_toolchain_cache: dict[str, dict[str, Toolchain]] = {}
+_toolchain_lock = threading.Lock()
+
+
+class DockerBackend:
+    name = "docker"
+
+    def __init__(self, config: Any, settings: Optional[DockerSettings] = None):
+        self.config = config
+        self.settings = s = settings or DockerSettings.from_config(config)
+        self.slots = s.containers
+        self.problems: list[str] = []
+        self._closed = False
+        self._secret = secrets.token_bytes(16)
+        self.pool_id = secrets.token_hex(4)
+        try:
+            import docker  # the SDK; a dependency of codetest, imported only when this backend is chosen
+        except ImportError as e:  # pragma: no cover
+            raise SandboxUnavailable(f"the docker backend needs the docker Python package: {e}") from e
+        try:
+            self.client = docker.from_env(timeout=s.docker_timeout_s)
+            self.client.ping()
+            info = self.client.info()
+        except Exception as e:
+            raise SandboxUnavailable(f"no Docker engine reachable ({e}); start one (scripts/docker-host.sh start) "
+                                     "or use the native backend") from e
+        self.engine_version = info.get("ServerVersion", "?")
+        registered = sorted((info.get("Runtimes") or {}).keys())
+        self.runtime_note = ""
+        if s.runtime:
+            if s.runtime not in registered:
+                raise SandboxUnavailable(f"Docker runtime {s.runtime!r} is not registered with the engine "
+                                         f"(registered: {', '.join(registered)}); see docs/docker.md")
+            self.runtime = s.runtime
+        else:
+            self.runtime = "runsc" if "runsc" in registered else "runc"
+            if self.runtime == "runc":
+                self.runtime_note = "runsc is not registered with the engine"
+        try:
+            self.image_id = self.client.images.get(s.image).id
+        except Exception as e:
+            raise SandboxUnavailable(f"runtime image {s.image!r} not found ({e}); build it with "
+                                     "docker/build-images.sh") from e
+        self.seccomp_json = seccomp_profile_json()
+        self.bpf_b64, self.bpf_note = self._compile_bpf()
+        self._remove_stale_containers()
+        self._toolchains = self._probe_toolchains()
+        self._argv_map = self._host_to_image_paths()
+        self._uid_lock = threading.Lock()
+        self._uids_used: set[int] = set()
+        self.pool = self._make_pool()
+        ready = self.pool.wait_ready(self.slots, s.start_timeout_s)
+        if ready == 0 and not s.runtime and self.runtime == "runsc":
+            # gVisor is registered but cannot start here (a nested VM without its platform):
+            # report it and carry on with runc; gVisor is reported, never required.
+            err = self.pool.last_error
+            self.pool.close()
+            self.runtime, self.runtime_note = "runc", f"runsc is registered but failed to start a container: {err}"
+            log.warning("%s; falling back to runc", self.runtime_note)
+            self.pool = self._make_pool()
+            ready = self.pool.wait_ready(self.slots, s.start_timeout_s)
+        if ready == 0:
+            log.error("docker backend: no container started: %s", self.pool.last_error)
+        self.selfcheck = self._self_check() if ready else {}
+
+    # -- setup helpers
+
+    def _compile_bpf(self) -> tuple[Optional[str], str]:
+        try:
+            import seccomp
+
+            bpf = seccomp.compile_bpf()
+            return base64.b64encode(bpf).decode(), f"and stacked again in each execution ({len(bpf) // 8} BPF instructions)"
+        except Exception as e:  # the container's profile still applies
+            return None, f"(the in-execution filter could not be built: {e})"
+
+    def _probe_toolchains(self) -> dict[str, Toolchain]:
+        with _toolchain_lock:
+            if self.image_id not in _toolchain_cache:
+                _toolchain_cache[self.image_id] = probe_image(self.client, self.settings.image)
+            return dict(_toolchain_cache[self.image_id])
+
+    def _host_to_image_paths(self) -> dict[str, str]:
+        """Host toolchain paths -> the image's, for engines that build argv from host detection."""
+        out: dict[str, str] = {}
+        try:
+            host = detect_toolchains()
+        except Exception:
+            return out
+        for name, tc in self._toolchains.items():
+            h = host.get(name)
+            if h is None:
+                continue
+            if h.binary != tc.binary:
+                out[h.binary] = tc.binary
+            for tool, path in h.extra.items():
+                if tool in tc.extra and tc.extra[tool] != path:
+                    out[path] = tc.extra[tool]
+        return out
+
+    def _next_uid(self) -> int:
+        with self._uid_lock:
+            for k in range(1000):
+                uid = self.settings.uid_base + k
+                if uid not in self._uids_used:
+                    self._uids_used.add(uid)
+                    return uid
+        raise ContainerError("no free program uid")
+
+    def _make_container(self, index: int) -> PoolContainer:
+        uid = self._next_uid()
+        c = PoolContainer(self.client, self.settings, pool_id=self.pool_id, index=index, uid=uid,
+                          runtime=self.runtime, seccomp_json=self.seccomp_json, bpf_b64=self.bpf_b64)
+        orig_remove = c.remove
+
+        def remove() -> None:
+            orig_remove()
+            with self._uid_lock:
+                self._uids_used.discard(uid)
+        c.remove = remove  # type: ignore[method-assign]
+        return c
+
+    def _make_pool(self) -> ContainerPool:
+        return ContainerPool(self._make_container, self.slots, jobs_per_container=self.settings.jobs_per_container,
+                             sweep=self._sweep_pool)
+
+    def _sweep_pool(self, keep: set[str]) -> int:
+        n = 0
+        for c in self.client.containers.list(all=True, filters={"label": f"{LABEL_POOL}={self.pool_id}"}):
+            if c.id not in keep:
+                _force_remove(c)
+                n += 1
+        return n
+
+    def _remove_stale_containers(self) -> None:
+        """Containers of backends that died without closing (same host, owner process gone)."""
+        host = socket.gethostname()
+        try:
+            stale = self.client.containers.list(all=True, filters={"label": f"{LABEL_BACKEND}=docker"})
+        except Exception:
+            return
+        for c in stale:
+            owner = (c.labels or {}).get(LABEL_OWNER, "")
+            h, _, pid = owner.rpartition(":")
+            if h == host and pid.isdigit() and not _pid_alive(int(pid)):
+                log.warning("removing stale sandbox container %s (owner %s is gone)", c.name, owner)
+                _force_remove(c)
+
+    def _self_check(self) -> dict:
+        """Ask a pool container what a program sees: uid, capabilities, no_new_privs, seccomp, network."""
+        from ..base import ExecLimits
+
+        code = (
+            "import os,json\n"
+            "st=dict(l.split(':',1) for l in open('/proc/self/status'))\n"
+            "nets=[l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]] "
+            "if os.path.exists('/proc/net/dev') else []\n"
+            "print(json.dumps({'uid':os.getuid(),'capeff':st['CapEff'].strip(),'nnp':st.get('NoNewPrivs','?').strip(),"
+            "'seccomp':st.get('Seccomp','?').strip(),'net':nets,'kernel':os.uname().release}))\n"
+        )
+        lim = ExecLimits(cpu_s=5, wall_s=10, memory_bytes=256 << 20, output_bytes=1 << 16, processes=16,
+                         file_size_bytes=1 << 20)
+        res = self.execute(ExecSpec(argv=["/usr/bin/python3", "-c", code], limits=lim))
+        import json
+
+        try:
+            return json.loads(res.stdout.decode())
+        except ValueError:
+            return {"error": res.error or res.stderr.decode(errors="replace")[-500:]}
+
+    # -- the Backend protocol
+
+    def toolchains(self) -> dict[str, Toolchain]:
+        """The image's toolchains (paths inside the container), by language name."""
+        return dict(self._toolchains)
+
+    def execute(self, spec: ExecSpec) -> ExecResult:
+        if self._closed:
+            return ExecResult(error="docker backend is closed")
+        s = self.settings
+        argv = [self._argv_map.get(a, a) for a in spec.argv]
+        req: dict[str, Any] = {
+            "op": "exec", "argv": argv, "env": spec.env, "limits": asdict(spec.limits),
+            "stdin": base64.b64encode(spec.stdin).decode(), "python_inline": spec.python_inline,
+            "collect_work": spec.work_dir is not None,
+        }
+        try:
+            work_files = encode_files(spec.files)
+            if spec.work_dir:
+                found, _ = read_dir(spec.work_dir, s.work_mb << 20)
+                work_files = {**found, **work_files}
+        except (OSError, ValueError) as e:
+            return ExecResult(error=f"cannot read the execution's input files: {e}")
+        req["work_files"] = work_files
+        key = program_key(spec.program_dir, self._secret) if spec.program_dir else None
+        timeout = spec.limits.wall_s + s.reply_grace_s
+        last = ""
+        for attempt in range(2):
+            c = self.pool.acquire(s.acquire_timeout_s)
+            if c is None:
+                why = self.pool.last_error or "all containers busy"
+                return ExecResult(error=f"no sandbox container available within {s.acquire_timeout_s:.0f}s ({why})")
+            try:
+                reply = self._run_on(c, req, spec.program_dir, key, timeout)
+            except (StreamClosed, StreamTimeout, OSError, ValueError) as e:
+                last = f"{type(e).__name__}: {e}"
+                log.warning("container %s failed mid-request (attempt %d): %s", c.name, attempt + 1, last)
+                self.pool.discard(c, last)
+                continue
+            except BaseException:
+                self.pool.discard(c, "request interrupted")
+                raise
+            c.jobs += 1
+            if reply.get("anomaly"):
+                self.pool.discard(c, f"anomaly: {reply['anomaly']}")
+            else:
+                self.pool.release(c)
+            return self._to_result(reply, spec)
+        return ExecResult(error=f"sandbox container failed twice: {last}")
+
+    def _run_on(self, c: PoolContainer, req: dict, program_dir: Optional[str], key: Optional[str],
+                timeout: float) -> dict:
+        req = dict(req, prog_key=key, prog_files=None, evict=[])
+        if key is not None:
+            if key in c.prog_keys:
+                c.prog_keys.move_to_end(key)
+            else:
+                req["prog_files"], size = self._program_files(program_dir)
+                budget = self.settings.prog_cache_mb << 20
+                while c.prog_keys and sum(c.prog_keys.values()) + size > budget:
+                    old, _ = c.prog_keys.popitem(last=False)
+                    req["evict"].append(old)
+                c.prog_keys[key] = size
+        reply = c.call(req, timeout + (0 if req["prog_files"] is None else 10))
+        if reply.get("missing_prog"):  # the container lost its cache (it should not): send the files
+            req["prog_files"], _ = self._program_files(program_dir)
+            reply = c.call(req, timeout + 10)
+        return reply
+
+    def _program_files(self, program_dir: Optional[str]) -> tuple[dict, int]:
+        assert program_dir is not None
+        try:
+            return read_dir(program_dir, self.settings.prog_cache_mb << 20)
+        except FilesTooLarge as e:
+            raise ValueError(str(e)) from e
+
+    def _to_result(self, r: dict, spec: ExecSpec) -> ExecResult:
+        if r.get("error") and "exit_code" not in r:
+            return ExecResult(error=r["error"])
+        res = ExecResult(
+            exit_code=r.get("exit_code"), signal=r.get("signal"), cpu_s=float(r.get("cpu_s", 0.0)),
+            wall_s=float(r.get("wall_s", 0.0)), memory_kb=int(r.get("memory_kb", 0)),
+            stdout=base64.b64decode(r.get("stdout", "")), stderr=base64.b64decode(r.get("stderr", "")),
+            wall_exceeded=bool(r.get("wall_exceeded")), cpu_exceeded=bool(r.get("cpu_exceeded")),
+            memory_exceeded=bool(r.get("memory_exceeded")), output_exceeded=bool(r.get("output_exceeded")),
+            error=r.get("error"),
+        )
+        if spec.work_dir is not None and "work_files" in r:
+            files = r["work_files"]
+            if "__error__" in files:  # the compile step left more than /work may carry: its fault
+                res.stderr += f"\n{files['__error__']}".encode()
+                if res.exit_code == 0:
+                    res.exit_code = 1
+            else:
+                try:
+                    write_back(spec.work_dir, files)
+                except (OSError, ValueError) as e:
+                    res.error = f"cannot store the compile step's files: {e}"
+        return res
+
+    def health(self) -> dict:
+        s = self.settings
+        counts = self.pool.counts()
+        problems = list(self.problems)
+        ready = counts["idle"] + counts["busy"]
+        if ready == 0:
+            problems.append("no sandbox container is running" + (f": {self.pool.last_error}"
+                                                                  if self.pool.last_error else ""))
+        sc = self.selfcheck
+        gv = self.runtime == "runsc"
+        layers = {
+            "namespaces": {"active": True, "detail": "container: mount (read-only root; tmpfs /work, /tmp), pid, "
+                                                     "net (none), ipc, uts"},
+            "gvisor": {"active": gv, "detail": ("runsc (gVisor)" if gv else "runc") +
+                       (f"; {self.runtime_note}" if self.runtime_note else "")},
+            "seccomp": {"active": True, "detail": f"seccomp/policy.json as the container's profile "
+                                                  f"{self.bpf_note}"},
+            "cgroups": {"active": True, "detail": f"container cgroup: memory {s.memory_mb + s.memory_headroom_mb} MiB, "
+                                                  f"pids {s.pids}, {s.cpus:g} CPU; each test's memory and CPU "
+                                                  "limits enforced by the executor"},
+            "rlimits": {"active": True, "detail": "CPU, file size, open files, processes, stack, core dumps off"},
+            "uid": {"active": True, "detail": f"uid {s.uid_base}+k per container, no capabilities, "
+                                              "no_new_privs, scrubbed environment"},
+        }
+        if sc and "error" not in sc:
+            if sc.get("capeff") != "0000000000000000" or sc.get("nnp") != "1" or sc.get("uid") == 0:
+                layers["uid"] = {"active": False, "detail": f"self-check failed: {sc}"}
+            if sc.get("seccomp") not in ("2",):
+                layers["seccomp"] = {"active": False, "detail": f"self-check: Seccomp={sc.get('seccomp')}"}
+            if [n for n in sc.get("net", []) if n != "lo"]:
+                layers["namespaces"] = {"active": False, "detail": f"self-check: network interfaces {sc['net']}"}
+        return {
+            "layers": layers, "slots": self.slots, "problems": problems,
+            "docker": {"engine": self.engine_version, "runtime": self.runtime, "image": s.image,
+                       "image_id": self.image_id[:19], "pool": counts, "selfcheck": sc,
+                       "jobs_per_container": s.jobs_per_container},
+        }
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.pool.close()
+        try:
+            self.client.close()
+        except Exception:
+            pass
+
+
+def _force_remove(c: Any) -> None:
+    try:
+        c.remove(force=True, v=True)
+    except Exception as e:
+        log.debug("remove %s: %s", getattr(c, "name", c), e)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
