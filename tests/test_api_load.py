@@ -1,0 +1,197 @@
+"""Load on loopback: hundreds of concurrent requests for a bounded time against `codetest serve`.
+
+Every request must come back answered and correct (each carries its own number and
+must get its own answer back), the server's own counters must agree with ours, and
+after SIGTERM no process the server started may be left: not the jail servers, not a
+program they ran (those run under this test's own uid range, so a stray is unambiguous).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from client import AsyncClient
+
+pytestmark = pytest.mark.timeout(180)
+
+DURATION_S = 8.0
+WORKERS = 200
+MAX_REQUESTS = 5000
+UID_BASE = 63_100  # this server's slot uids: nobody else's jails use them
+SLOTS = 2
+REPO = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def proc_table() -> dict[int, tuple[int, int, str]]:
+    """pid -> (ppid, uid, start time) for every process we can read."""
+    table = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{d}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2:].split()
+            uid = os.stat(f"/proc/{d}").st_uid
+        except (OSError, ValueError):
+            continue
+        table[int(d)] = (int(fields[1]), uid, fields[19])
+    return table
+
+
+def descendants(root: int) -> set[tuple[int, str]]:
+    table = proc_table()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    out, stack = set(), [root]
+    while stack:
+        for c in children.get(stack.pop(), []):
+            out.add((c, table[c][2]))
+            stack.append(c)
+    return out
+
+
+def alive(seen: set[tuple[int, str]]) -> list[int]:
+    table = proc_table()
+    return [pid for pid, start in seen if pid in table and table[pid][2] == start]
+
+
+def jailed() -> list[int]:
+    return [pid for pid, (_, uid, _) in proc_table().items() if UID_BASE <= uid < UID_BASE + SLOTS]
+
+
+@pytest.fixture
+def server(tmp_path):
+    port = free_port()
+    env = dict(os.environ, CODETEST_UID_BASE=str(UID_BASE), CODETEST_STATE_DIR=str(tmp_path / "state"),
+               PYTHONPATH=str(REPO))
+    env.pop("CODETEST_API_KEYS", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codetest", "serve", "--port", str(port), "--slots", str(SLOTS), "--queue-size", "2048",
+         "--log-level", "warning"],
+        cwd=str(REPO), env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "server.log", "wb"),
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("server did not come up:\n" + (tmp_path / "server.log").read_text()[-3000:])
+        time.sleep(0.1)
+    try:
+        yield url, proc, tmp_path / "server.log"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+async def drive(url: str, server_pid: int) -> tuple[dict, set]:
+    counts = {"run": 0, "run_code": 0, "reward": 0, "errors": []}
+    seen: set[tuple[int, str]] = set()
+    stop_at = time.monotonic() + DURATION_S
+    sent = 0
+
+    async with AsyncClient(url, max_concurrency=WORKERS, max_retries=3, timeout_s=60) as c:
+        async def worker(w: int) -> None:
+            nonlocal sent
+            rng = random.Random(w)
+            while time.monotonic() < stop_at and sent < MAX_REQUESTS:
+                sent += 1
+                n = rng.randrange(10**9)
+                kind = rng.random()
+                try:
+                    if kind < 0.8:
+                        res = await c.run("python", "print(int(input()) + 1)",
+                                          [{"stdin": f"{n}\n", "expected_stdout": f"{n + 1}\n"}])
+                        ok = res["verdict"] == "AC" and res["tests"][0]["stdout"] == f"{n + 1}\n"
+                        counts["run"] += 1
+                    elif kind < 0.9:
+                        res = await c.run_code("print(int(input()) * 2)", "python", f"{n}\n")
+                        ok = res["status"] == "Success" and res["run_result"]["stdout"] == f"{2 * n}\n"
+                        counts["run_code"] += 1
+                    else:
+                        items = [{"id": f"{n}-{k}", "completion": f"```python\nprint({k} + int(input()))\n```",
+                                  "tests": [{"stdin": f"{n}\n", "expected_stdout": f"{n + k}\n"}]} for k in range(3)]
+                        res = await c.reward(items)
+                        ok = [r["id"] for r in res] == [i["id"] for i in items] and all(
+                            r["reward"] == 1.0 for r in res)
+                        counts["reward"] += 1
+                    if not ok:
+                        counts["errors"].append(f"wrong answer for {n}: {res}")
+                except Exception as e:  # noqa: BLE001 - every failure is counted and reported
+                    counts["errors"].append(f"{type(e).__name__}: {e}")
+
+        async def watch() -> None:
+            while time.monotonic() < stop_at + 1:
+                seen.update(descendants(server_pid))
+                await asyncio.sleep(0.25)
+
+        await asyncio.gather(watch(), *[worker(w) for w in range(WORKERS)])
+    counts["sent"] = sent
+    return counts, seen
+
+
+def metric_sum(text: str, route: str, status: str = "200") -> float:
+    pat = re.compile(r'^codetest_http_requests_total\{(.*)\} (\S+)$')
+    total = 0.0
+    for line in text.splitlines():
+        m = pat.match(line)
+        if m and f'route="{route}"' in m.group(1) and f'status="{status}"' in m.group(1):
+            total += float(m.group(2))
+    return total
+
+
+def test_loopback_load_no_error_no_loss_no_leftover(server):
+    url, proc, log = server
+    t0 = time.monotonic()
+    counts, seen = asyncio.run(drive(url, proc.pid))
+    elapsed = time.monotonic() - t0
+    answered = counts["run"] + counts["run_code"] + counts["reward"]
+    assert not counts["errors"], counts["errors"][:5]
+    assert answered == counts["sent"] >= 300, counts  # hundreds, and every one answered
+    print(f"load: {answered} requests in {elapsed:.1f}s, {WORKERS} concurrent: {counts}")
+    assert elapsed < DURATION_S + 60
+
+    metrics = httpx.get(url + "/metrics", timeout=10).text
+    assert metric_sum(metrics, "/v1/run") == counts["run"]
+    assert metric_sum(metrics, "/run_code") == counts["run_code"]
+    assert metric_sum(metrics, "/v1/reward") == counts["reward"]
+    health = httpx.get(url + "/healthz", timeout=10).json()
+    assert health["ok"] and health["queue_depth"] == 0
+
+    seen |= descendants(proc.pid)
+    assert seen, "the server started no jail processes?"
+    proc.send_signal(signal.SIGTERM)
+    # uvicorn shuts down gracefully (lifespan closes the sandbox), then re-raises the signal.
+    assert proc.wait(timeout=30) in (0, -signal.SIGTERM)
+    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+    end = time.monotonic() + 10
+    while (alive(seen) or jailed()) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not alive(seen), f"processes left behind: {alive(seen)}"
+    assert not jailed(), f"jailed programs left behind: {jailed()}"
