@@ -157,3 +157,29 @@ def test_openrlhf_reward_func(url: str, monkeypatch: pytest.MonkeyPatch) -> None
 
 def _list(x: Any) -> list:
     return x.tolist() if hasattr(x, "tolist") else list(x)  # tensors when torch is installed
+
+
+def _load_by_path(path: str, name: str) -> Any:
+    """How verl (custom_reward_function.path) and OpenRLHF (--remote_rm_url x.py) load a file."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_files_load_the_way_verl_and_openrlhf_load_them(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import functools
+
+    import client.rewards.openrlhf as openrlhf_module
+    import client.rewards.verl as verl_module
+
+    verl = _load_by_path(verl_module.__file__, "custom_module")
+    # verl binds custom_reward_function.reward_kwargs with a partial-like wrapper.
+    fn = functools.partial(verl.compute_score_batch, service_url=url)
+    out = fn(data_sources=["x"], solution_strs=[GOOD], ground_truths=[DOUBLE_TESTS], extra_infos=[None])
+    assert out[0]["score"] == 1.0
+    monkeypatch.setenv("CODETEST_URL", url)
+    rm = _load_by_path(openrlhf_module.__file__, "reward_func")
+    assert _list(rm.reward_func([GOOD], [""], [json.dumps(DOUBLE_TESTS)])["rewards"]) == [1.0]

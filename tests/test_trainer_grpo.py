@@ -90,7 +90,8 @@ def test_grpo_steps_end_to_end(tiny_model: Path, service: str, problems_file: Pa
     from trainer.metrics import MetricsLog
 
     problems, _ = load_problems(problems_file)
-    trainer = GRPOTrainer(small_config(tiny_model, service, tmp_path / "run"), problems, completion_hook=inject)
+    cfg = small_config(tiny_model, service, tmp_path / "run", micro_batch_size=4)  # two micro-batches a step
+    trainer = GRPOTrainer(cfg, problems, completion_hook=inject)
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
     metrics = MetricsLog(tmp_path / "run")
     t0 = time.monotonic()

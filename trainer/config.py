@@ -35,6 +35,8 @@ class GRPOConfig:
     reward_timeout_s: float = 120.0
     reward_concurrency: int = 4
     reward_batch_size: int = 64
+    micro_batch_size: int = 0
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     overlap: bool = True
     use_chat_template: bool = True
     device: str = "auto"
@@ -46,6 +48,8 @@ class GRPOConfig:
         """Raise ValueError with a message for settings that cannot work."""
         if self.group_size < 2:
             raise ValueError("--group-size must be at least 2: advantages are relative to the group")
+        if self.micro_batch_size < 0:
+            raise ValueError("--micro-batch-size must be >= 0 (0: the whole batch at once)")
         for name in ("steps", "prompts_per_step", "max_new_tokens", "max_prompt_tokens", "reward_concurrency",
                      "reward_batch_size"):
             if getattr(self, name) < 1:
@@ -83,6 +87,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="deadline for one batch's rewards, seconds; late ones count as no reward")
     p.add_argument("--reward-concurrency", type=int, default=d.reward_concurrency)
     p.add_argument("--reward-batch-size", type=int, default=d.reward_batch_size)
+    p.add_argument("--micro-batch-size", type=int, default=d.micro_batch_size,
+                   help="sequences per forward/backward pass (gradient accumulation); 0: all at once")
+    p.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default=d.dtype,
+                   help="model weights; auto: bfloat16 on a GPU that has it, else float32")
     p.add_argument("--no-overlap", dest="overlap", action="store_false",
                    help="wait for rewards before generating the next batch (slower; for comparison)")
     p.add_argument("--no-chat-template", dest="use_chat_template", action="store_false")

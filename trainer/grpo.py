@@ -45,6 +45,14 @@ def pick_device(name: str) -> Any:
     return torch.device(name)
 
 
+def pick_dtype(name: str, device: Any) -> Any:
+    import torch
+
+    if name == "auto":
+        return torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    return getattr(torch, name)
+
+
 class GRPOTrainer:
     """One run: a policy, its frozen reference, problems, and a reward scorer."""
 
@@ -57,7 +65,6 @@ class GRPOTrainer:
         tokenizer: Any = None,
         scorer: Optional[RewardScorer] = None,
         completion_hook: Any = None,
-        micro_batch_size: int = 0,
     ) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -74,8 +81,14 @@ class GRPOTrainer:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"
-        self.model = model or AutoModelForCausalLM.from_pretrained(config.model)
-        self.model.to(self.device)
+        self.dtype = pick_dtype(config.dtype, self.device)
+        if model is None:
+            import transformers
+
+            key = "dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype"
+            model = AutoModelForCausalLM.from_pretrained(config.model, **{key: self.dtype})
+        self.model = model
+        self.model.to(device=self.device, dtype=self.dtype)
         # Eval mode throughout: no dropout, so sampling, old_logp and the update see one policy.
         self.model.eval()
         self.ref_model = None
@@ -90,7 +103,7 @@ class GRPOTrainer:
                                              max_concurrency=config.reward_concurrency,
                                              timeout_s=config.reward_timeout_s)
         self.hook = completion_hook
-        self.micro_batch = micro_batch_size
+        self.micro_batch = config.micro_batch_size
         self._order: list[int] = []
 
     # -- the loop -------------------------------------------------------------------------

@@ -20,9 +20,11 @@ import logging
 import os
 from typing import Any, Sequence
 
-from .inputs import BadRewardInput, make_item
-from .registry import shared_scorer
-from .scorer import Unscorable
+# Absolute imports: OpenRLHF loads this file by path, as a top-level module, so relative
+# imports would fail there.
+from client.rewards.inputs import BadRewardInput, make_item
+from client.rewards.registry import shared_scorer
+from client.rewards.scorer import Unscorable
 
 log = logging.getLogger("codetest.rewards.openrlhf")
 

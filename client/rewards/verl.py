@@ -29,9 +29,11 @@ from __future__ import annotations
 import logging
 from typing import Any, Mapping, Optional, Sequence
 
-from .inputs import BadRewardInput, make_item
-from .registry import shared_scorer
-from .scorer import RewardOutcome, Unscorable
+# Absolute imports: verl loads this file by path, as a top-level module, so relative
+# imports would fail there.
+from client.rewards.inputs import BadRewardInput, make_item
+from client.rewards.registry import shared_scorer
+from client.rewards.scorer import RewardOutcome, Unscorable
 
 log = logging.getLogger("codetest.rewards.verl")
 
