@@ -58,7 +58,8 @@ def create_app(
     # Added last runs first: metrics see everything, then keys, then the size cap.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes, metrics=service.metrics)
     app.add_middleware(AuthMiddleware, api_keys=settings.api_keys, metrics=service.metrics)
-    app.add_middleware(MetricsMiddleware, metrics=service.metrics)
+    app.add_middleware(MetricsMiddleware, metrics=service.metrics,
+                       known_paths=[getattr(r, "path", "") for r in app.routes])
     return app
 
 

@@ -41,9 +41,10 @@ def _header(scope: Scope, name: bytes) -> str | None:
 class MetricsMiddleware:
     """Counts every answered request by route template (not raw path: fuzzers invent paths)."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics):
+    def __init__(self, app: ASGIApp, metrics: Metrics, known_paths: Iterable[str] = ()):
         self.app = app
         self.metrics = metrics
+        self.known_paths = frozenset(known_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -61,7 +62,9 @@ class MetricsMiddleware:
             await self.app(scope, receive, send_wrapper)
         finally:
             route = scope.get("route")
-            label = getattr(route, "path", None) or "unmatched"
+            label = getattr(route, "path", None)
+            if label is None:  # refused before routing (401, 413): still the route it asked for
+                label = scope.get("path") if scope.get("path") in self.known_paths else "unmatched"
             self.metrics.requests.labels(label, scope.get("method", ""), str(status["code"])).inc()
             self.metrics.request_latency.labels(label).observe(time.perf_counter() - start)
 

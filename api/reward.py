@@ -7,7 +7,6 @@ The one rule that matters to a trainer: a program's failure (CE, RE, TLE, WA, ..
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
@@ -18,15 +17,50 @@ from sandbox.models import RunRequest, RunResult, Verdict
 from .languages import resolve
 from .models import RewardItem, RewardResult, Scoring
 
-# ```tag info\n body ```  -- lenient: the closing fence may end a code line, as LLMs write it.
-_FENCE = re.compile(r"(`{3,})[ \t]*([^\s`]*)[^\n`]*\n(.*?)\1", re.DOTALL)
+
+def _fence_run(line: str, start: int) -> int:
+    end = start
+    while end < len(line) and line[end] == "`":
+        end += 1
+    return end - start
 
 
 def last_fenced_block(text: str) -> Optional[tuple[str, str]]:
-    """(tag, code) of the last complete fenced block, or None. An unterminated fence is ignored."""
-    last = None
-    for m in _FENCE.finditer(text):
-        last = (m.group(2).strip().lstrip("{").rstrip("}").lower(), m.group(3))
+    """(tag, code) of the last complete fenced block, or None; an unterminated fence is ignored.
+
+    Line by line, so the cost is linear in the text whatever it holds. Lenient where LLMs
+    are: the opening fence may follow prose on its line, and the closing fence may end the
+    last code line (``print(x)`` followed directly by the backticks). A fence that opens and
+    closes on one line is inline code, not a block.
+    """
+    last: Optional[tuple[str, str]] = None
+    fence = 0
+    tag = ""
+    body: list[str] = []
+    for line in text.split("\n"):
+        if not fence:
+            at = line.find("```")
+            if at < 0:
+                continue
+            run = _fence_run(line, at)
+            info = line[at + run:]
+            if "`" in info:
+                continue
+            words = info.split()
+            tag = words[0].strip("{}.").lower() if words else ""
+            fence, body = run, []
+            continue
+        stripped = line.rstrip()
+        code_end = len(stripped)
+        while code_end > 0 and stripped[code_end - 1] == "`":
+            code_end -= 1
+        if len(stripped) - code_end >= fence:
+            if stripped[:code_end].strip():
+                body.append(stripped[:code_end])
+            last = (tag, "\n".join(body) + "\n")
+            fence = 0
+        else:
+            body.append(line)
     return last
 
 
@@ -43,6 +77,12 @@ def score(result: RunResult, scoring: Scoring) -> tuple[Optional[float], Optiona
     if result.total <= 0:
         return (1.0 if result.verdict == Verdict.AC else 0.0), None
     return result.passed / result.total, None
+
+
+def slim(result: RunResult) -> RunResult:
+    """What scoring needs of a result: verdicts and counts, not megabytes of output."""
+    return result.model_copy(update={"tests": [
+        t.model_copy(update={"stdout": "", "stderr": ""}) for t in result.tests]})
 
 
 @dataclass
@@ -74,7 +114,12 @@ def _brief(err: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def prepare(item: RewardItem, available: Iterable[str]) -> PreparedItem:
+def output_budget_mb(job: RunRequest) -> float:
+    """The most output a job may hold in memory: every test at its output limit."""
+    return max(1, len(job.tests)) * job.limits.output_kb / 1024
+
+
+def prepare(item: RewardItem, available: Iterable[str], max_output_mb: float = float("inf")) -> PreparedItem:
     """Extract the code and language of one item and validate the job it becomes."""
     from_fence = False
     if item.code is not None:
@@ -100,6 +145,9 @@ def prepare(item: RewardItem, available: Iterable[str]) -> PreparedItem:
         if from_fence:  # what the model wrote could not even form a job (e.g. a NUL byte)
             return _fail_ce(item, f"unusable code: {_brief(e)}", lang)
         return _null(item, f"invalid item: {_brief(e)}", lang)
+    if output_budget_mb(job) > max_output_mb:
+        return _null(item, f"tests x limits.output_kb allow {output_budget_mb(job):.0f} MiB of output; "
+                           f"this server takes at most {max_output_mb:.0f} MiB per job", lang)
     return PreparedItem(job=job, language_from_fence=from_fence)
 
 

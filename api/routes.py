@@ -17,7 +17,7 @@ from .models import (
     ErrorBody, FusionRunRequest, FusionRunResponse, HealthResponse, OpenRLHFRequest, OpenRLHFResponse, RewardItem,
     RewardRequest, RewardResponse, RewardResult, RewardStats, Scoring,
 )
-from .reward import prepare, result_for
+from .reward import output_budget_mb, prepare, result_for, slim
 from .errors import InvalidInput
 from .service import Service
 
@@ -46,6 +46,9 @@ def _require_sandbox(svc: Service) -> None:
 
 async def _run_one(svc: Service, job: RunRequest) -> RunResult:
     _require_sandbox(svc)
+    if output_budget_mb(job) > svc.settings.max_output_mb:
+        raise InvalidInput(f"tests x limits.output_kb allow {output_budget_mb(job):.0f} MiB of output; this server "
+                           f"takes at most {svc.settings.max_output_mb} MiB per job: lower limits.output_kb")
     with svc.admission.lease(1) as lease:  # type: ignore[union-attr]
         return await svc.runner.run(job, lease)  # type: ignore[union-attr]
 
@@ -66,7 +69,8 @@ async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
         raise InvalidInput(f"{len(items)} items; this server takes at most {svc.settings.max_reward_items} per request")
     _require_sandbox(svc)
     deadline = min(deadline_s or svc.settings.reward_deadline_s, 3600.0)
-    prepared = [prepare(item, svc.languages) for item in items]
+    langs, budget = set(svc.languages), svc.settings.max_output_mb
+    prepared = await asyncio.to_thread(lambda: [prepare(item, langs, budget) for item in items])
     jobs = [p.job for p in prepared]
     n_jobs = sum(1 for j in jobs if j is not None)
     outcomes: list[object] = [None] * len(items)
@@ -74,7 +78,7 @@ async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
     if n_jobs:
         window = min(n_jobs, svc.window())
         with svc.admission.lease(window) as lease:  # type: ignore[union-attr]
-            outcomes = await svc.runner.run_batch(jobs, lease, window, deadline)  # type: ignore[union-attr]
+            outcomes = await svc.runner.run_batch(jobs, lease, window, deadline, keep=slim)  # type: ignore[union-attr]
         deadline_hit = any(j is not None and o is None for j, o in zip(jobs, outcomes))
     results: list[RewardResult] = []
     for item, prep, outcome in zip(items, prepared, outcomes):

@@ -15,7 +15,7 @@ import itertools
 import logging
 import threading
 import time
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from sandbox.models import RunRequest, RunResult
 
@@ -72,9 +72,9 @@ class JobRunner:
         return await asyncio.wrap_future(fut)
 
     async def run_batch(self, jobs: Sequence[Optional[RunRequest]], lease: Lease, window: int,
-                        deadline_s: float) -> list[object]:
-        """Outcome per job: a RunResult, the exception it raised, or None if the deadline came first
-        (and None for the positions whose job is None)."""
+                        deadline_s: float, keep: Callable[[RunResult], Any] = lambda r: r) -> list[object]:
+        """Outcome per job: ``keep(result)``, the exception it raised, or None if the deadline came
+        first (and None for the positions whose job is None)."""
         outcomes: list[object] = [None] * len(jobs)
         gate = asyncio.Semaphore(max(1, window))
         outer = self.new_caller("batch")
@@ -82,7 +82,7 @@ class JobRunner:
         async def one(i: int, job: RunRequest) -> None:
             async with gate:
                 try:
-                    outcomes[i] = await self.run(job, lease, outer)
+                    outcomes[i] = keep(await self.run(job, lease, outer))
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:  # noqa: BLE001 - every failure becomes this item's error

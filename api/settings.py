@@ -47,6 +47,8 @@ class ServiceSettings:
     reward_window: int = 0
     # Default memory for /run_code when the caller sends memory_limit_MB <= 0 (SandboxFusion's "no limit").
     run_code_default_memory_mb: int = 1024
+    # Tests x output limit one job may accumulate in memory (its stdout/stderr), MiB.
+    max_output_mb: int = 4096
     extra: dict = field(default_factory=dict)
 
     def capacity(self, slots: int) -> int:

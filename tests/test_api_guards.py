@@ -148,3 +148,33 @@ def test_deadline_mid_batch_returns_partial_results(sandbox):
         wait_idle(http)
         again = http.post("/v1/reward", json={"items": items[:2], "deadline_s": 30}).json()["results"]
         assert [x["reward"] for x in again] == [1.0, 1.0]
+
+
+def test_sandbox_below_minimum_isolation_answers_503():
+    # An operator requiring gVisor on the native backend: the sandbox must refuse to run code.
+    sb = Sandbox(SandboxConfig(slots=1, required_layers=("namespaces", "seccomp", "gvisor")))
+    try:
+        with serve_in_thread(create_app(sb)) as url, httpx.Client(base_url=url, timeout=30) as http:
+            h = http.get("/healthz")
+            assert h.status_code == 503 and h.json()["ok"] is False
+            assert any("gvisor" in p for p in h.json()["problems"])
+            r = http.post("/v1/run", json={"language": "python", "code": "print(1)"})
+            assert r.status_code == 503 and r.json()["error"] == "sandbox_unavailable"
+            assert int(r.headers["retry-after"]) > 0
+            assert http.post("/run_code", json={"language": "python", "code": "print(1)"}).status_code == 503
+            res = http.post("/v1/reward", json={"items": [{"code": "print(1)", "language": "python"}]}).json()
+            assert res["results"][0]["reward"] is None and "unavailable" in res["results"][0]["error"]
+    finally:
+        sb.close()
+
+
+def test_output_budget_is_enforced(sandbox):
+    app = create_app(sandbox)
+    many = [{"stdin": "", "expected_stdout": ""}] * 9000
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        r = http.post("/v1/run", json={"language": "python", "code": "pass", "tests": many,
+                                       "limits": {"output_kb": 1024}})
+        assert r.status_code == 422 and "output_kb" in r.json()["message"]
+        item = {"code": "pass", "language": "python", "tests": many, "limits": {"output_kb": 1024}}
+        res = http.post("/v1/reward", json={"items": [item]}).json()["results"][0]
+        assert res["reward"] is None and "output" in res["error"]
