@@ -141,6 +141,9 @@ def test_down_service_gives_no_reward_and_training_goes_on(tiny_model: Path, pro
         assert rec["rewards"] == [None] * 8 and rec["service_errors"] == 8 and rec["scored"] == 0
         assert rec["updated"] is False and rec["reward_mean"] is None
     assert all(torch.equal(a, b) for a, b in zip(before, trainer.model.parameters()))  # nothing learned from 0s
+    from trainer.metrics import plot_metrics
+
+    assert plot_metrics(history, tmp_path / "down.png").stat().st_size > 0  # gaps, not a crash
 
 
 def test_hanging_service_times_out_within_the_deadline(tiny_model: Path, problems_file: Path,

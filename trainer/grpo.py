@@ -253,13 +253,6 @@ def run(config: GRPOConfig) -> int:
         print(f"error: --problems {config.problems!r} is not a file", file=sys.stderr)
         return 2
     try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError as e:
-        print(f"error: the trainer needs torch and transformers ({e.name} is missing): "
-              "pip install 'codetest[train]'", file=sys.stderr)
-        return 2
-    try:
         problems, skipped = load_problems(config.problems, config.language)
     except (OSError, UnicodeDecodeError) as e:
         print(f"error: cannot read {config.problems}: {e}", file=sys.stderr)
@@ -267,6 +260,13 @@ def run(config: GRPOConfig) -> int:
     if not problems:
         print(f"error: no usable problems in {config.problems} ({len(skipped)} skipped"
               + (f"; first: {skipped[0]}" if skipped else "") + ")", file=sys.stderr)
+        return 2
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as e:
+        print(f"error: the trainer needs torch and transformers ({e.name} is missing): "
+              "pip install 'codetest[train]'", file=sys.stderr)
         return 2
     from .metrics import MetricsLog
 

@@ -48,14 +48,19 @@ def plot_metrics(records: Sequence[dict[str, Any]], path: str | Path) -> Optiona
         log.warning("matplotlib is not installed: no plot (pip install 'codetest[train]')")
         return None
     steps = [r["step"] for r in records]
+
+    def series(key: str) -> list[float]:
+        # None (e.g. no reward at all in a step) plots as a gap, not an error.
+        return [float("nan") if r.get(key) is None else float(r[key]) for r in records]
+
     fig, ax = plt.subplots(2, 2, figsize=(11, 7))
     a = ax[0][0]
-    a.plot(steps, [r.get("reward_mean") for r in records], marker="o", label="reward mean")
-    a.plot(steps, [r.get("pass_rate") for r in records], marker="s", label="pass rate (AC)")
+    a.plot(steps, series("reward_mean"), marker="o", label="reward mean")
+    a.plot(steps, series("pass_rate"), marker="s", label="pass rate (AC)")
     a.set_title("reward"), a.set_xlabel("step"), a.legend()
     a = ax[0][1]
-    a.plot(steps, [r.get("loss") for r in records], marker="o", label="loss")
-    a.plot(steps, [r.get("kl") for r in records], marker="s", label="KL to reference")
+    a.plot(steps, series("loss"), marker="o", label="loss")
+    a.plot(steps, series("kl"), marker="s", label="KL to reference")
     a.set_title("objective"), a.set_xlabel("step"), a.legend()
     a = ax[1][0]
     names = sorted({v for r in records for v in r.get("verdicts", {})}, key=lambda v: list(VERDICT_COLORS).index(v)
@@ -69,9 +74,9 @@ def plot_metrics(records: Sequence[dict[str, Any]], path: str | Path) -> Optiona
     if names:
         a.legend(fontsize="small", ncol=3)
     a = ax[1][1]
-    a.plot(steps, [r.get("reward_latency_s") for r in records], marker="o", label="service latency")
-    a.plot(steps, [r.get("reward_wait_s") for r in records], marker="s", label="trainer waited")
-    a.plot(steps, [r.get("gen_time_s") for r in records], marker="^", label="generation")
+    a.plot(steps, series("reward_latency_s"), marker="o", label="service latency")
+    a.plot(steps, series("reward_wait_s"), marker="s", label="trainer waited")
+    a.plot(steps, series("gen_time_s"), marker="^", label="generation")
     a.set_title("seconds per step"), a.set_xlabel("step"), a.legend()
     fig.tight_layout()
     out = Path(path)
