@@ -136,7 +136,8 @@ def test_down_service_gives_no_reward_and_training_goes_on(tiny_model: Path, pro
     before = [p.detach().clone() for p in trainer.model.parameters()]
     t0 = time.monotonic()
     history = trainer.train()
-    assert time.monotonic() - t0 < 2 * (cfg.reward_timeout_s + 2)
+    assert time.monotonic() - t0 < 30  # generation time aside, nothing waits past the deadline:
+    assert all(r["reward_wait_s"] <= cfg.reward_timeout_s + 1.5 for r in history)
     for rec in history:
         assert rec["rewards"] == [None] * 8 and rec["service_errors"] == 8 and rec["scored"] == 0
         assert rec["updated"] is False and rec["reward_mean"] is None
@@ -158,7 +159,8 @@ def test_hanging_service_times_out_within_the_deadline(tiny_model: Path, problem
         history = GRPOTrainer(cfg, problems, scorer=scorer, completion_hook=inject).train()
         elapsed = time.monotonic() - t0
         scorer.close()
-    assert elapsed < 2 * (cfg.reward_timeout_s + 1.5) + 5
+    assert elapsed < 30
+    assert all(r["reward_wait_s"] <= cfg.reward_timeout_s + 1.5 for r in history)
     assert [r["timeouts"] for r in history] == [8, 8]
     assert scorer.stats.snapshot()["timeouts"] == 16
 
