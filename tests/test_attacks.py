@@ -174,7 +174,7 @@ def test_output_flood_is_ole(sandbox):
 def test_busy_loop_is_tle_on_cpu(sandbox):
     t = run1(sandbox, "while True:\n    pass\n", time_s=1)
     assert t.verdict == Verdict.TLE
-    assert t.time_s >= 0.9
+    assert t.time_s >= 0.9 or t.wall_time_s >= 2.9  # CPU limit, or the wall limit on a loaded machine
 
 
 def test_sleep_is_tle_on_wall(sandbox):
@@ -310,22 +310,25 @@ def test_symlink_tricks_stay_inside(sandbox):
 
 def test_no_state_carries_over_between_executions(sandbox):
     writer = textwrap.dedent("""
-        import os
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        assert libc.shmget(0x1234, 4096, 0o1666) >= 0  # IPC_CREAT | 0666: a SysV segment outlives its maker
         open("/tmp/marker", "w").write("left")
         open("/work/marker", "w").write("left")
         os.environ["LEFT"] = "1"
         import sysconfig; sysconfig.LEFT_BEHIND = True
     """)
     reader = textwrap.dedent("""
-        import os, sysconfig
+        import ctypes, os, sysconfig
+        libc = ctypes.CDLL(None, use_errno=True)
         print(os.path.exists("/tmp/marker"), os.path.exists("/work/marker"), "LEFT" in os.environ,
-              hasattr(sysconfig, "LEFT_BEHIND"))
+              hasattr(sysconfig, "LEFT_BEHIND"), libc.shmget(0x1234, 0, 0) >= 0)
     """)
     for _ in range(4):  # every slot gets a turn
         assert run1(sandbox, writer).verdict == Verdict.AC
     for _ in range(4):
         t = run1(sandbox, reader)
-        assert t.stdout.split() == ["False"] * 4, t.stdout + t.stderr
+        assert t.stdout.split() == ["False"] * 5, t.stdout + t.stderr
 
 
 # --- other processes, privileges, dangerous syscalls (pid ns, uid, seccomp) --------------
@@ -435,7 +438,10 @@ def test_parent_environment_is_not_visible(tmp_path):
         sb = Sandbox(make_config("native", str(tmp_path)))
         try:
             code = ("import os\nprint(dict(os.environ))\nprint(open('/proc/self/environ','rb').read())\n"
-                    "print(open('/proc/1/environ','rb').read())\n")
+                    "for p in os.listdir('/proc'):\n"
+                    "    if p.isdigit():\n"
+                    "        try:\n            print(open(f'/proc/{p}/environ','rb').read())\n"
+                    "        except OSError as e:\n            print(p, 'unreadable')\n")
             t = run1(sb, code)
         finally:
             sb.close()

@@ -119,6 +119,7 @@ def test_grpo_steps_end_to_end(tiny_model: Path, service: str, problems_file: Pa
     # Overlap: batch k+1 was sampled and sent before the trainer waited on batch k, so the
     # trainer waited less in total than the service took.
     assert sum(r["reward_wait_s"] for r in history) < sum(r["reward_latency_s"] for r in history)
+    assert [r["staleness"] for r in history] == [0, 1, 1]  # pipeline depth 1
     lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(x)["step"] for x in lines] == [0, 1, 2]
     png = metrics.plot()
@@ -169,10 +170,11 @@ def test_command_line(tiny_model: Path, service: str, problems_file: Path, tmp_p
     out = tmp_path / "cli"
     cmd = [sys.executable, "-m", "trainer.grpo", "--model", str(tiny_model), "--problems", str(problems_file),
            "--service-url", service, "-o", str(out), "--steps", "2", "--prompts-per-step", "1", "--group-size", "2",
-           "--max-new-tokens", "8", "--lr", "1e-3"]
+           "--max-new-tokens", "8", "--lr", "1e-3", "--no-overlap"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert len((out / "metrics.jsonl").read_text().splitlines()) == 2
+    records = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["staleness"] for r in records] == [0, 0]  # no overlap: always on-policy
     assert (out / "metrics.png").stat().st_size > 0
     assert (out / "final" / "config.json").is_file()
 
@@ -194,4 +196,4 @@ def test_codetest_train_subcommand_registers() -> None:
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="cmd"))
     args = parser.parse_args(["train", "--model", "m", "--problems", "p", "--steps", "2", "--no-overlap"])
-    assert args.func and args.steps == 2 and args.overlap is False
+    assert args.func and args.steps == 2 and args.pipeline_depth == 0

@@ -186,12 +186,14 @@ class DockerBackend:
         """Ask a pool container what a program sees: uid, capabilities, no_new_privs, seccomp, network."""
         from ..base import ExecLimits
 
+        # NoNewPrivs via prctl: gVisor's /proc/self/status does not show it.
         code = (
-            "import os,json\n"
+            "import os,json,ctypes\n"
             "st=dict(l.split(':',1) for l in open('/proc/self/status'))\n"
+            "nnp=ctypes.CDLL(None).prctl(39,0,0,0,0)\n"
             "nets=[l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]] "
             "if os.path.exists('/proc/net/dev') else []\n"
-            "print(json.dumps({'uid':os.getuid(),'capeff':st['CapEff'].strip(),'nnp':st.get('NoNewPrivs','?').strip(),"
+            "print(json.dumps({'uid':os.getuid(),'capeff':st['CapEff'].strip(),'nnp':str(nnp),"
             "'seccomp':st.get('Seccomp','?').strip(),'net':nets,'kernel':os.uname().release}))\n"
         )
         lim = ExecLimits(cpu_s=5, wall_s=10, memory_bytes=256 << 20, output_bytes=1 << 16, processes=16,

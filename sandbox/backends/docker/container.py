@@ -120,7 +120,7 @@ class PoolContainer:
             self.stream.send(boot)
             self.stream.send({
                 "op": "init", "uid": self.uid, "gid": self.uid, "bpf": self.bpf_b64,
-                "poll_s": s.poll_s, "work_limit_bytes": s.work_mb << 20,
+                "poll_s": s.poll_s, "work_limit_bytes": s.work_mb << 20, "runtime": self.runtime,
             })
             reply = self.stream.recv(timeout=s.start_timeout_s)
         except (StreamClosed, StreamTimeout) as e:

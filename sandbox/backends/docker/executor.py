@@ -203,6 +203,101 @@ def uid_usage(uid: int) -> tuple[int, float]:
     return rss, cpu_ticks / tick
 
 
+class Meter:
+    """What the program uses right now: memory (anonymous + tmpfs) and CPU time.
+
+    The container holds the executor and the program, nothing else, so the container's
+    own counters minus the executor's share are the program's, and shared pages count
+    once (summing per-process RSS would count a fork bomb's shared pages sixty times):
+      - runc, cgroup v1 or v2: memory.stat (anon/rss + shmem) and cpuacct / cpu.stat;
+      - gVisor: the Sentry's /proc/meminfo (anon + shmem) for memory, /proc per process for CPU;
+      - otherwise: per-process RSS plus the tmpfs mounts' usage.
+    """
+
+    def __init__(self, uid: int, runtime: str):
+        self.uid = uid
+        self.mem_kind = "rss"
+        self.cpu_kind = "proc"
+        if os.path.exists("/sys/fs/cgroup/memory/memory.stat"):
+            self.mem_kind = "cgroup1"
+        elif os.path.exists("/sys/fs/cgroup/memory.stat"):
+            self.mem_kind = "cgroup2"
+        elif runtime == "runsc":
+            self.mem_kind = "meminfo"
+        if os.path.exists("/sys/fs/cgroup/cpuacct/cpuacct.usage"):
+            self.cpu_kind = "cgroup1"
+        elif os.path.exists("/sys/fs/cgroup/cpu.stat"):
+            self.cpu_kind = "cgroup2"
+        self.mem_base = 0
+        self.cpu_base = 0.0
+
+    def start(self) -> None:
+        self.mem_base = self._mem_total() - _self_rss()
+        self.cpu_base = self._cpu_total() - _self_cpu() if self.cpu_kind != "proc" else 0.0
+
+    def memory(self) -> int:
+        if self.mem_kind == "rss":
+            return uid_usage(self.uid)[0] + tmpfs_used()
+        return max(0, self._mem_total() - _self_rss() - self.mem_base)
+
+    def cpu(self) -> float:
+        if self.cpu_kind == "proc":
+            return uid_usage(self.uid)[1]
+        return max(0.0, self._cpu_total() - _self_cpu() - self.cpu_base)
+
+    def _mem_total(self) -> int:
+        if self.mem_kind == "cgroup1":
+            kv = _read_kv("/sys/fs/cgroup/memory/memory.stat")
+            return kv.get("rss", 0) + kv.get("shmem", 0)
+        if self.mem_kind == "cgroup2":
+            kv = _read_kv("/sys/fs/cgroup/memory.stat")
+            return kv.get("anon", 0) + kv.get("shmem", 0)
+        if self.mem_kind == "meminfo":
+            kv = _read_kv("/proc/meminfo", colon=True)
+            return (kv.get("Active(anon)", 0) + kv.get("Inactive(anon)", 0) + kv.get("Shmem", 0)) * 1024
+        return 0
+
+    def _cpu_total(self) -> float:
+        try:
+            if self.cpu_kind == "cgroup1":
+                with open("/sys/fs/cgroup/cpuacct/cpuacct.usage") as f:
+                    return int(f.read()) / 1e9
+            if self.cpu_kind == "cgroup2":
+                return _read_kv("/sys/fs/cgroup/cpu.stat").get("usage_usec", 0) / 1e6
+        except (OSError, ValueError):
+            pass
+        return 0.0
+
+
+def _read_kv(path: str, colon: bool = False) -> dict:
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.replace(":", " ").split() if colon else line.split()
+                if len(parts) >= 2:
+                    try:
+                        out[parts[0]] = int(parts[1])
+                    except ValueError:
+                        pass
+    except OSError:
+        pass
+    return out
+
+
+def _self_rss() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _self_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
 def tmpfs_used() -> int:
     used = 0
     for mnt in TMPFS_ACCOUNTED:
@@ -251,6 +346,7 @@ class Executor:
         self.poll_s = float(cfg.get("poll_s", 0.005))
         self.work_limit = int(cfg.get("work_limit_bytes", 256 << 20))
         self.count = 0
+        self.meter = Meter(self.uid, cfg.get("runtime", "runc"))
 
     def setup(self) -> dict:
         os.umask(0o022)
@@ -262,7 +358,8 @@ class Executor:
         if anomaly:
             raise RuntimeError(anomaly)
         return {"ok": True, "pid": os.getpid(), "uid": os.getuid(), "python": sys.version.split()[0],
-                "kernel": os.uname().release, "oom_kills": self._oom_kills()}
+                "kernel": os.uname().release, "oom_kills": self._oom_kills(),
+                "meter": {"memory": self.meter.mem_kind, "cpu": self.meter.cpu_kind}}
 
     # -- /prog
 
@@ -311,6 +408,7 @@ class Executor:
         err_r, err_w = os.pipe()
         status_r, status_w = os.pipe()
         oom_before = self._oom_kills()
+        self.meter.start()
         t0 = time.monotonic()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
@@ -350,9 +448,7 @@ class Executor:
                 f.write("1000")  # under runc the container's OOM killer takes the program, not us
         except OSError:
             pass
-        js._set_rlimits(lim)
-        n = int(lim["processes"])
-        resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+        set_rlimits(lim)
         os.dup2(stdin_fd, 0), os.dup2(out_w, 1), os.dup2(err_w, 2)
         os.set_blocking(1, True)
         os.chdir(WORK)
@@ -387,15 +483,21 @@ class Executor:
         open_fds = {out_r, err_r}
         for fd in open_fds:
             os.set_blocking(fd, False)
-        pidfd = os.pidfd_open(pid)
+        try:  # wakes the loop the moment the program ends; gVisor has no pidfd: poll waitpid then
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            pidfd = None
         poller = select.poll()
-        for fd in (out_r, err_r, pidfd):
+        for fd in (out_r, err_r) + ((pidfd,) if pidfd is not None else ()):
             poller.register(fd, select.POLLIN | select.POLLHUP)
+        reaped = None
         flags = {"wall": False, "cpu": False, "mem": False, "out": False}
         killed = exited = False
         peak = 0
         cpu_seen = 0.0
         next_sample = 0.0
+        next_cpu = 0.0
+        meter = self.meter
         drain_deadline = None
         while open_fds or not exited:
             now = time.monotonic()
@@ -404,15 +506,16 @@ class Executor:
                     flags["wall"] = killed = True
                     self._kill(pid)
                 elif now >= next_sample:
-                    rss, cpu = uid_usage(self.uid)
-                    mem = rss + tmpfs_used()
+                    mem = meter.memory()
                     peak = max(peak, mem)
-                    cpu_seen = max(cpu_seen, cpu)
                     next_sample = now + self.poll_s
+                    if now >= next_cpu:  # CPU moves slowly next to memory: sample it less often
+                        cpu_seen = max(cpu_seen, meter.cpu())
+                        next_cpu = now + max(self.poll_s, 0.02 if meter.cpu_kind != "proc" else 0.05)
                     if mem > mem_limit:
                         flags["mem"] = killed = True
                         self._kill(pid)
-                    elif cpu > cpu_limit:
+                    elif cpu_seen > cpu_limit:
                         flags["cpu"] = killed = True
                         self._kill(pid)
             if (killed or exited) and drain_deadline is None:
@@ -420,12 +523,18 @@ class Executor:
             if drain_deadline is not None and now > drain_deadline:
                 break
             wait = min(self.poll_s, max(0.0, deadline - now)) if not (killed or exited) else 0.05
-            for fd, _ev in poller.poll(wait * 1000):
-                if fd == pidfd:
+            events = poller.poll(wait * 1000)
+            if not exited:
+                got, status, ru = os.wait4(pid, os.WNOHANG)
+                if got == pid:
+                    reaped = (status, ru, time.monotonic())
                     exited = True
-                    poller.unregister(pidfd)
+                    if pidfd is not None:
+                        poller.unregister(pidfd)
                     # The main process is gone: so is everything it left behind, as in a PID namespace.
                     self._kill_uid()
+            for fd, _ev in events:
+                if fd == pidfd:
                     continue
                 try:
                     chunk = os.read(fd, 65536)
@@ -441,9 +550,16 @@ class Executor:
                     if not killed:
                         killed = True
                         self._kill(pid)
-        _, status, ru = os.wait4(pid, 0)
-        wall_s = time.monotonic() - t0
-        os.close(pidfd), os.close(out_r), os.close(err_r)
+        if reaped is None:
+            self._kill(pid)
+            _, status, ru = os.wait4(pid, 0)
+            t_end = time.monotonic()
+        else:
+            status, ru, t_end = reaped
+        wall_s = t_end - t0
+        if pidfd is not None:
+            os.close(pidfd)
+        os.close(out_r), os.close(err_r)
         out, err = bytes(bufs[out_r]), bytes(bufs[err_r])
         if flags["out"]:
             out = out[:cap]
@@ -590,6 +706,39 @@ class Executor:
         except (OSError, ValueError):
             pass
         return 0
+
+
+def set_rlimits(lim: dict) -> None:
+    """The native jail's rlimits, plus processes (the uid is this container's alone).
+
+    A limit is never raised above what the container allows (no CAP_SYS_RESOURCE here);
+    the message-queue limit is best effort: gVisor refuses to set it at all.
+    """
+    cpu = int(lim["cpu_s"]) + 1  # the executor's CPU accounting judges the exact limit
+    stack = min(int(lim["memory_bytes"]), 1 << 30)
+    wanted = [
+        (resource.RLIMIT_CPU, cpu, cpu + 1, True),
+        (resource.RLIMIT_FSIZE, int(lim["file_size_bytes"]), int(lim["file_size_bytes"]), True),
+        (resource.RLIMIT_CORE, 0, 0, True),
+        (resource.RLIMIT_NOFILE, 256, 256, True),
+        (resource.RLIMIT_STACK, stack, stack, True),
+        (resource.RLIMIT_NPROC, int(lim["processes"]), int(lim["processes"]), True),
+        (resource.RLIMIT_MEMLOCK, 0, 0, True),
+        (resource.RLIMIT_MSGQUEUE, 0, 0, False),
+    ]
+    if lim.get("address_space_bytes"):
+        a = int(lim["address_space_bytes"])
+        wanted.append((resource.RLIMIT_AS, a, a, True))
+    for which, soft, hard, required in wanted:
+        _, cur_hard = resource.getrlimit(which)
+        if cur_hard != resource.RLIM_INFINITY:
+            hard = min(hard, cur_hard)
+            soft = min(soft, hard)
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            if required:
+                raise
 
 
 def _rm_tree_root(path: str) -> None:

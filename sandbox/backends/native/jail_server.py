@@ -173,6 +173,11 @@ class Cgroup:
 
     def __init__(self, parents: dict, name: str):
         self.v2 = "unified" in parents
+        # v1 counters can be reset in place, so one folder serves every execution of a slot;
+        # v2 has no portable reset of memory.peak, so it gets a fresh folder each time.
+        self.reusable = not self.v2
+        self.limits = None
+        self.oom_base = 0
         self.dirs = {c: os.path.join(p, name) for c, p in parents.items()}
         for d in self.dirs.values():
             try:
@@ -183,6 +188,12 @@ class Cgroup:
     def _w(self, ctrl, fname, value):
         with open(os.path.join(self.dirs[ctrl], fname), "w") as f:
             f.write(str(value))
+
+    def _try_w(self, ctrl, fname, value):
+        try:
+            self._w(ctrl, fname, value)
+        except OSError:
+            pass  # e.g. no swap accounting
 
     def _r(self, ctrl, fname):
         try:
@@ -200,12 +211,25 @@ class Cgroup:
                 pass
             self._w("unified", "pids.max", pids)
         else:
+            # memory+swap may never be below memory: raising needs memsw first, lowering after.
+            self._try_w("memory", "memory.memsw.limit_in_bytes", memory_bytes)
             self._w("memory", "memory.limit_in_bytes", memory_bytes)
-            try:
-                self._w("memory", "memory.memsw.limit_in_bytes", memory_bytes)
-            except OSError:
-                pass  # no swap accounting
+            self._try_w("memory", "memory.memsw.limit_in_bytes", memory_bytes)
             self._w("pids", "pids.max", pids)
+
+    def prepare(self, memory_bytes: int, pids: int) -> None:
+        if self.limits != (memory_bytes, pids):
+            self.limit(memory_bytes, pids)
+            self.limits = (memory_bytes, pids)
+        if not self.v2:
+            self._w("memory", "memory.max_usage_in_bytes", 0)
+            if "cpuacct" in self.dirs:
+                self._w("cpuacct", "cpuacct.usage", 0)
+            self.oom_base = _kv(self._r("memory", "memory.oom_control")).get("oom_kill", 0)
+
+    def finish(self) -> None:
+        if not self.reusable:
+            self.remove()
 
     def procs_files(self):
         return [os.path.join(d, "cgroup.procs") for d in self.dirs.values()]
@@ -218,7 +242,7 @@ class Cgroup:
             usec = _kv(self._r("unified", "cpu.stat")).get("usage_usec")
             return peak, oom, (usec / 1e6 if usec is not None else None)
         peak = _int(self._r("memory", "memory.max_usage_in_bytes"))
-        oom = _kv(self._r("memory", "memory.oom_control")).get("oom_kill", 0)
+        oom = _kv(self._r("memory", "memory.oom_control")).get("oom_kill", 0) - self.oom_base
         cpu = None
         if "cpuacct" in self.dirs:
             ns = self._r("cpuacct", "cpuacct.usage").strip()
@@ -297,12 +321,15 @@ class Slot:
         self.cgroup_parents = cfg.get("cgroup_parents") or {}
         self.counter = 0
         self.env = cfg.get("env") or {}
+        self.cg = None
+        self.pidns_init = False
 
     # -- once per slot
 
     def setup(self) -> None:
-        # A jail's PID 1 orphaned by a killed helper comes back to us to be reaped, never to
-        # an init that may not reap (containers).
+        """Enter the slot's namespaces once. Returns in the process that serves requests: the
+        PID 1 of the slot's PID namespace, which kills everything else in it after every
+        execution (so nothing outlives a test), reaps orphans, and owns the slot's /proc."""
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         if self.mode == "container":
             return
@@ -315,9 +342,20 @@ class Slot:
                 f.write(f"0 {uid} 1")
             with open("/proc/self/gid_map", "w") as f:
                 f.write(f"0 {gid} 1")
-        unshare(CLONE_NEWNS | CLONE_NEWNET)
+        unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID)
+        name = b"codetest"
+        _libc.sethostname(name, len(name))
         mount(None, "/", None, MS_REC | MS_PRIVATE)
         self._build_skeleton()
+        init = os.fork()
+        if init:
+            # The first process stays outside and only waits: the host holds its pid.
+            _, status = os.waitpid(init, 0)
+            os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+        # PID 1 from here on. Signals we do not handle are ignored by an init; keep it that way.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        mount("proc", os.path.join(self.root, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        self.pidns_init = True
 
     def _build_skeleton(self) -> None:
         r = self.root
@@ -364,13 +402,22 @@ class Slot:
         lim = req["limits"]
         stdin = base64.b64decode(req.get("stdin", ""))
         t0 = time.monotonic()
-        cg = None
-        if self.cgroup_parents:
-            cg = Cgroup(self.cgroup_parents, f"x{self.counter}")
-            cg.limit(lim["memory_bytes"], lim["processes"])
+        cg = self._cgroup()
+        if cg is not None:
+            try:
+                cg.prepare(lim["memory_bytes"], lim["processes"])
+            except OSError:
+                # Start over with a fresh folder rather than run with limits we could not set.
+                cg.kill_all()
+                cg.remove()
+                self.cg = None
+                cg = self._cgroup()
+                cg.prepare(lim["memory_bytes"], lim["processes"])
 
         stdin_fd = os.memfd_create("stdin", 0)
-        os.write(stdin_fd, stdin) if stdin else None
+        view = memoryview(stdin)
+        while view:
+            view = view[os.write(stdin_fd, view):]
         os.lseek(stdin_fd, 0, os.SEEK_SET)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -378,75 +425,59 @@ class Slot:
 
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
-            self._helper(req, cg, stdin_fd, out_w, err_w, status_w, (out_r, err_r, status_r))
+            try:
+                os.close(out_r), os.close(err_r), os.close(status_r)
+                if cg is not None:
+                    for path in cg.procs_files():
+                        with open(path, "w") as f:
+                            f.write("0")
+                self._child(req, stdin_fd, out_w, err_w, status_w)
+            except BaseException as e:
+                try:
+                    os.write(status_w, f"{type(e).__name__}: {e}".encode()[:4000])
+                finally:
+                    os._exit(127)
+            os._exit(127)
         os.close(stdin_fd), os.close(out_w), os.close(err_w), os.close(status_w)
         res = self._supervise(pid, lim, out_r, err_r, t0, cg)
-        report = _drain_fd(status_r)
+        setup_error = _drain_fd(status_r)
         os.close(status_r)
-        # The report: "E<setup error>" from the jailed child and/or "S<wait status>" from the helper.
-        parts = [p for p in report.split(b"\0") if p]
-        setup_error = next((p[1:] for p in parts if p.startswith(b"E")), None)
-        status_part = next((p for p in parts if p.startswith(b"S")), None)
-        if setup_error:
-            pass
-        elif status_part is not None:
-            status = int(status_part[1:].strip())
-            res["exit_code"] = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-            res["signal"] = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        elif res["wall_exceeded"] or res["output_exceeded"]:
-            res["exit_code"], res["signal"] = None, signal.SIGKILL  # we killed it
-        else:
-            setup_error = b"the jail helper died without a report"
+        self._kill_rest(cg)
         if cg is not None:
-            cg.kill_all()
             peak, oom, cpu = cg.stats()
-            cg.remove()
             if peak:
                 res["memory_kb"] = peak // 1024
             if cpu is not None:
                 res["cpu_s"] = max(res["cpu_s"], cpu)
             if oom:
                 res["memory_exceeded"] = True
-        if res["cpu_s"] > lim["cpu_s"]:
-            res["cpu_exceeded"] = True
-        if res["signal"] == signal.SIGXCPU:
+            cg.finish()
+        if res["cpu_s"] > lim["cpu_s"] or res["signal"] == signal.SIGXCPU:
             res["cpu_exceeded"] = True
         if setup_error:
             res["error"] = "jail setup failed: " + setup_error.decode(errors="replace")
-        _reap_orphans()
         return res
 
-    def _helper(self, req, cg, stdin_fd, out_w, err_w, status_w, parent_fds):
-        """The process between the server and the jail: joins the cgroup, makes the PID
-        namespace (unshare may be called once per process, so not in the server), starts its
-        PID 1 and reports that process's wait status."""
-        try:
-            for fd in parent_fds:
-                os.close(fd)
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-            if cg is not None:
-                for path in cg.procs_files():
-                    with open(path, "w") as f:
-                        f.write("0")
-            if self.mode != "container":
-                unshare(CLONE_NEWPID)
-            child = os.fork()
-            if child == 0:
-                try:
-                    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-                    self._child(req, stdin_fd, out_w, err_w, status_w)
-                except BaseException as e:
-                    os.write(status_w, f"\0E{type(e).__name__}: {e}\0".encode()[:4000])
-                os._exit(127)
-            os.close(stdin_fd), os.close(out_w), os.close(err_w)
-            _, status = os.waitpid(child, 0)
-            os.write(status_w, b"\0S%d\0" % status)
-        except BaseException as e:
+    def _cgroup(self):
+        if not self.cgroup_parents:
+            return None
+        if self.cg is None or not self.cg.reusable:
+            self.cg = Cgroup(self.cgroup_parents, f"x{self.counter}")
+        return self.cg
+
+    def _kill_rest(self, cg) -> None:
+        """Nothing of an execution outlives it: kill every other process of our PID namespace
+        (kill(-1) from its init reaches exactly those) and of the cgroup, then reap them all."""
+        if getattr(self, "pidns_init", False):
             try:
-                os.write(status_w, f"\0E{type(e).__name__}: {e}\0".encode()[:4000])
-            except BaseException:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
                 pass
-        os._exit(0)
+        if cg is not None:
+            cg.kill_all()
+        if self.mode != "container":
+            _wipe_sysv_ipc()
+        _reap_orphans()
 
     def _supervise(self, pid, lim, out_r, err_r, t0, cg) -> dict:
         """Collect output up to the cap, enforce wall time, reap the child."""
@@ -460,6 +491,7 @@ class Slot:
             poller.register(fd, select.POLLIN | select.POLLHUP)
         killed = wall = output = False
         exited = False
+        waited = None
         while open_fds or not exited:
             timeout = deadline - time.monotonic()
             if timeout <= 0 and not killed:
@@ -474,6 +506,7 @@ class Slot:
                 if fd == pidfd:
                     exited = True
                     poller.unregister(pidfd)
+                    waited = os.wait4(pid, 0)  # before anything else may reap it
                     continue
                 chunk = os.read(fd, 65536)
                 if not chunk:
@@ -485,7 +518,8 @@ class Slot:
                     output = killed = True
                     _kill(pid, cg)
             if exited and open_fds and not killed:
-                # PID 1 is gone: the kernel has killed the rest; drain what is left.
+                # The program is gone; whatever it left behind dies now, then drain the pipes.
+                self._kill_rest(cg)
                 for fd in list(open_fds):
                     try:
                         while True:
@@ -500,7 +534,7 @@ class Slot:
                         pass
                     open_fds.discard(fd)
                     poller.unregister(fd)
-        _, status, ru = os.wait4(pid, 0)
+        _, status, ru = waited if waited is not None else os.wait4(pid, 0)
         wall_s = time.monotonic() - t0
         os.close(pidfd), os.close(out_r), os.close(err_r)
         exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
@@ -525,9 +559,7 @@ class Slot:
         if self.mode == "container":
             workdir = self._container_workdir(req)
         else:
-            unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS)
-            name = b"codetest"
-            _libc.sethostname(name, len(name))
+            unshare(CLONE_NEWNS)
             workdir = self._mount_execution(req, lim)
         if self.cfg.get("rlimits", True):
             _set_rlimits(lim)
@@ -573,7 +605,6 @@ class Slot:
             prog = os.path.join(r, "prog")
             mount(req["program_dir"], prog, None, MS_BIND)
             mount(None, prog, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        mount("proc", os.path.join(r, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         for name, b64 in (req.get("files") or {}).items():
             _write_file(os.path.join(work, name), base64.b64decode(b64), self.uid if self.mode == "root" else None,
                         self.gid)
@@ -624,13 +655,36 @@ def _set_rlimits(lim) -> None:
 
 
 def _kill(pid: int, cg=None) -> None:
-    """Kill the helper (its PID 1 follows by PDEATHSIG, and the namespace with it) and the cgroup."""
+    """Kill the program and its cgroup (the rest of the namespace follows in _kill_rest)."""
     try:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
     if cg is not None:
         cg.kill_all()
+
+
+_libc.shmctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+_libc.semctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+_libc.msgctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+IPC_RMID = 0
+
+
+def _wipe_sysv_ipc() -> None:
+    """SysV IPC objects outlive their creator; the slot's IPC namespace is shared by its
+    executions, so remove whatever the last one made (/proc/sysvipc shows our namespace)."""
+    for kind, rm in (("shm", lambda i: _libc.shmctl(i, IPC_RMID, None)),
+                     ("sem", lambda i: _libc.semctl(i, 0, IPC_RMID)),
+                     ("msg", lambda i: _libc.msgctl(i, IPC_RMID, None))):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            if len(parts) > 1 and parts[1].isdigit():
+                rm(int(parts[1]))
 
 
 def _reap_orphans(timeout: float = 2.0) -> None:
@@ -715,6 +769,15 @@ def _run_python_inline(source: str, argv, env) -> None:
     os._exit(code)
 
 
+def _preload() -> None:
+    """Warm the fork-server: what every Python execution needs is imported once, here, and
+    the heap is frozen so the collector does not dirty (copy) its pages in each child."""
+    import atexit, gc, io, threading, traceback, types  # noqa: F401,E401
+
+    gc.collect()
+    gc.freeze()
+
+
 def _exit_code(value) -> int:
     if value is None:
         return 0
@@ -745,6 +808,7 @@ def main() -> int:
         write_msg(wfd, {"ok": False, "error": f"{type(e).__name__}: {e}"})
         return 1
     write_msg(wfd, {"ok": True, "pid": os.getpid()})
+    _preload()
     while True:
         req = read_msg(rfd)
         if req is None or req.get("op") == "stop":
@@ -752,6 +816,9 @@ def main() -> int:
         try:
             res = slot.execute(req)
         except Exception as e:
+            import traceback
+
+            traceback.print_exc()  # into the slot's log
             res = {"error": f"{type(e).__name__}: {e}"}
         write_msg(wfd, res)
 
