@@ -37,7 +37,7 @@ class GRPOConfig:
     reward_batch_size: int = 64
     micro_batch_size: int = 0
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
-    overlap: bool = True
+    pipeline_depth: int = 1
     use_chat_template: bool = True
     device: str = "auto"
     seed: int = 0
@@ -48,6 +48,8 @@ class GRPOConfig:
         """Raise ValueError with a message for settings that cannot work."""
         if self.group_size < 2:
             raise ValueError("--group-size must be at least 2: advantages are relative to the group")
+        if not 0 <= self.pipeline_depth <= 8:
+            raise ValueError("--pipeline-depth must be between 0 and 8")
         if self.micro_batch_size < 0:
             raise ValueError("--micro-batch-size must be >= 0 (0: the whole batch at once)")
         for name in ("steps", "prompts_per_step", "max_new_tokens", "max_prompt_tokens", "reward_concurrency",
@@ -91,8 +93,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="sequences per forward/backward pass (gradient accumulation); 0: all at once")
     p.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default=d.dtype,
                    help="model weights; auto: bfloat16 on a GPU that has it, else float32")
-    p.add_argument("--no-overlap", dest="overlap", action="store_false",
-                   help="wait for rewards before generating the next batch (slower; for comparison)")
+    p.add_argument("--pipeline-depth", type=int, default=d.pipeline_depth,
+                   help="batches sampled ahead while earlier ones are scored (each is that many updates stale)")
+    p.add_argument("--no-overlap", dest="pipeline_depth", action="store_const", const=0,
+                   help="same as --pipeline-depth 0: wait for rewards before sampling again (for comparison)")
     p.add_argument("--no-chat-template", dest="use_chat_template", action="store_false")
     p.add_argument("--device", default=d.device, help="auto, cpu, cuda, cuda:1, ...")
     p.add_argument("--seed", type=int, default=d.seed)

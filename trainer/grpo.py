@@ -24,7 +24,7 @@ import logging
 import random
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -105,31 +105,35 @@ class GRPOTrainer:
         self.hook = completion_hook
         self.micro_batch = config.micro_batch_size
         self._order: list[int] = []
+        self._updates = 0
 
     # -- the loop -------------------------------------------------------------------------
 
     def train(self, metrics: Any = None) -> list[dict[str, Any]]:
-        """Run ``cfg.steps`` steps; returns the per-step records (also written to ``metrics``)."""
+        """Run ``cfg.steps`` steps; returns the per-step records (also written to ``metrics``).
+
+        Up to ``pipeline_depth`` batches are sampled ahead and sent for scoring before the
+        trainer waits on the oldest one, so generation runs while rewards are in flight.
+        """
         history: list[dict[str, Any]] = []
-        rollout = self._sample(0)
-        pending = self._submit(rollout)
+        in_flight: deque[tuple[Any, concurrent.futures.Future]] = deque()
+        sampled = 0
         try:
             for step in range(self.cfg.steps):
                 t0 = time.monotonic()
-                current, future = rollout, pending
-                if self.cfg.overlap and step + 1 < self.cfg.steps:
-                    # Sample the next batch while this one's rewards are in flight.
-                    rollout = self._sample(step + 1)
-                    pending = self._submit(rollout)
+                while sampled < self.cfg.steps and len(in_flight) <= self.cfg.pipeline_depth:
+                    rollout = self._sample(sampled)
+                    rollout.policy_version = self._updates
+                    in_flight.append((rollout, self._submit(rollout)))
+                    sampled += 1
+                current, future = in_flight.popleft()
                 tw = time.monotonic()
                 outcomes = self._wait(future, len(current.texts))
                 wait_s = time.monotonic() - tw
+                staleness = self._updates - current.policy_version
                 record = self._update(current, outcomes)
-                if not self.cfg.overlap and step + 1 < self.cfg.steps:
-                    rollout = self._sample(step + 1)
-                    pending = self._submit(rollout)
                 record.update(step=step, reward_wait_s=wait_s, step_time_s=time.monotonic() - t0,
-                              gen_time_s=current.gen_time_s)
+                              gen_time_s=current.gen_time_s, staleness=staleness)
                 history.append(record)
                 if metrics is not None:
                     metrics.write(record)
@@ -137,6 +141,8 @@ class GRPOTrainer:
                          step, record["reward_mean"] or 0.0, record["pass_rate"], record["loss"], record["kl"],
                          record["verdicts"], wait_s)
         finally:
+            for _, f in in_flight:
+                f.cancel()
             if self.owns_scorer:
                 self.scorer.close()
         return history
@@ -207,6 +213,7 @@ class GRPOTrainer:
                 ratio_v += parts.ratio_mean * float(valid[sl].sum()) / n_valid
             grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.max_grad_norm))
             self.optimizer.step()
+            self._updates += 1
             updated = True
         else:
             log.warning("step %d: no completion got a reward; update skipped", r.step)

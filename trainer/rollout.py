@@ -36,6 +36,7 @@ class Rollout:
     ref_logp: Optional[torch.Tensor]  # (B, C), frozen reference
     injected: list[bool] = field(default_factory=list)
     gen_time_s: float = 0.0
+    policy_version: int = 0          # optimizer steps taken when this batch was sampled
 
     @property
     def completion_lengths(self) -> list[int]:
