@@ -5,25 +5,26 @@ fork-server: a Python test costs a fork, not an interpreter start) and inside a 
 
 The host (``host.py``) starts one per slot and speaks length-prefixed JSON over stdin/stdout.
 At ``init`` the server, still root (or root of a fresh user namespace when the host user is
-not), enters a private mount and network namespace and builds a read-only skeleton root:
-binds of the system directories and toolchains, a few device nodes, a generated /etc.
+not), enters the slot's own mount, network (empty), IPC, UTS and PID namespaces, builds a
+read-only skeleton root (binds of the system directories and toolchains, a few device nodes,
+a generated /etc, a /proc of the slot's PID namespace) and goes on as PID 1 of that namespace.
 
 Each ``exec`` then follows one short list of steps, in the spirit of isolate and nsjail:
 
-  1. a fresh cgroup per execution (memory, pids, CPU accounting), limits written before start;
-  2. fork into a fresh PID namespace: the child is PID 1, so when it ends the kernel kills
-     everything it left behind;
-  3. the child enters fresh mount, IPC and UTS namespaces; mounts a fresh tmpfs at /work and
-     /tmp, the program read-only at /prog and a /proc of its own; pivots into the skeleton and
-     detaches the host tree;
-  4. rlimits (CPU, file size, open files, stack, no core dumps);
-  5. an unprivileged uid of the slot, no groups, no capabilities, no_new_privs, a scrubbed
+  1. the slot's cgroup (memory, pids, CPU accounting) gets this execution's limits and
+     fresh counters (a fresh folder per execution on cgroup v2);
+  2. one fork; the child joins the cgroup and a fresh mount namespace: a fresh tmpfs at /work
+     and /tmp, the program read-only at /prog; it pivots into the skeleton and detaches the
+     host tree;
+  3. rlimits (CPU, file size, open files, stack, no core dumps);
+  4. an unprivileged uid of the slot, no groups, no capabilities, no_new_privs, a scrubbed
      environment;
-  6. the seccomp filter, last, just before untrusted code runs (exec, or the in-process
-     Python fast path).
+  5. the seccomp filter, last, just before untrusted code runs (exec, or the in-process
+     Python fast path: this server is a warm interpreter, so a Python test costs a fork).
 
-The parent meanwhile enforces wall time and the output cap, collects peak memory, CPU time
-and OOM kills from the cgroup, and removes the cgroup.
+The server meanwhile enforces wall time and the output cap, and when the program ends it
+kills every other process of the slot's PID namespace (``kill(-1)`` from its init) and of the
+cgroup, reaps them, and removes SysV IPC objects: nothing of one execution reaches the next.
 """
 
 from __future__ import annotations
