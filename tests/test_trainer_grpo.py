@@ -124,7 +124,7 @@ def test_grpo_steps_end_to_end(tiny_model: Path, service: str, problems_file: Pa
     assert [json.loads(x)["step"] for x in lines] == [0, 1, 2]
     png = metrics.plot()
     assert png is not None and png.stat().st_size > 10_000
-    assert elapsed < 60
+    assert elapsed < 150  # a sanity bound; ~15 s on an idle 2-core machine
 
 
 def test_down_service_gives_no_reward_and_training_goes_on(tiny_model: Path, problems_file: Path,
