@@ -8,13 +8,14 @@ away. The store is bounded: the least recently used entries go when it grows pas
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import threading
 import time
-from typing import Optional
+from typing import Iterator, Optional
 
 
 class CompileCache:
@@ -23,8 +24,25 @@ class CompileCache:
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
+        self._pins: dict[str, int] = {}
         os.makedirs(root, mode=0o755, exist_ok=True)
         os.chmod(root, 0o755)
+        self._size = sum(_folder_size(os.path.join(root, n)) for n in os.listdir(root))
+
+    @contextlib.contextmanager
+    def pinned(self, *keys: str) -> Iterator[None]:
+        """Entries in use by a running job are never evicted."""
+        with self._lock:
+            for k in keys:
+                self._pins[k] = self._pins.get(k, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                for k in keys:
+                    self._pins[k] -= 1
+                    if not self._pins[k]:
+                        del self._pins[k]
 
     @staticmethod
     def key(*parts: str) -> str:
@@ -67,36 +85,61 @@ class CompileCache:
                     os.chmod(p, 0o755 if os.path.isdir(p) or os.access(p, os.X_OK) else 0o644)
         os.chown(folder, 0, 0) if os.geteuid() == 0 else None
         os.chmod(folder, 0o755)
+        size = _folder_size(folder)
         try:
             os.rename(folder, self.path(key))
         except OSError:
             shutil.rmtree(folder, ignore_errors=True)  # someone else stored it first
-        self._evict()
+            return
+        with self._lock:
+            self._size += size
+            over = self._size > self.max_bytes
+        if over:
+            self._evict()
+
+    @property
+    def size(self) -> int:
+        return self._size
 
     def _evict(self) -> None:
+        """Drop least recently used entries (not pinned ones) until the store fits its bound."""
         entries = []
         total = 0
         for name in os.listdir(self.root):
             p = os.path.join(self.root, name)
-            if name.startswith(".") or not os.path.isdir(p):
+            if name.startswith(".") or ".del" in name or not os.path.isdir(p):
                 continue
-            size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(p) for f in fs)
+            size = _folder_size(p)
             try:
                 mtime = os.path.getmtime(os.path.join(p, ".meta.json"))
             except OSError:
                 mtime = 0
-            entries.append((mtime, size, p))
+            entries.append((mtime, size, name, p))
             total += size
-        if total <= self.max_bytes:
-            return
-        for _mtime, size, p in sorted(entries):
+        for _mtime, size, name, p in sorted(entries):
             if total <= self.max_bytes:
                 break
-            # Rename first so a reader never sees a half-deleted entry.
-            trash = p + f".del{time.monotonic_ns()}"
-            try:
-                os.rename(p, trash)
-            except OSError:
-                continue
+            with self._lock:
+                if name in self._pins:
+                    continue
+                # Rename first so a reader never sees a half-deleted entry.
+                trash = p + f".del{time.monotonic_ns()}"
+                try:
+                    os.rename(p, trash)
+                except OSError:
+                    continue
             shutil.rmtree(trash, ignore_errors=True)
             total -= size
+        with self._lock:
+            self._size = total
+
+
+def _folder_size(path: str) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_size
+            except OSError:
+                pass
+    return total

@@ -74,7 +74,9 @@ MEMORY_MESSAGES = ("MemoryError", "java.lang.OutOfMemoryError", "std::bad_alloc"
 class Program:
     """A compiled (or stored) program ready to run: where its files are and how to start it."""
 
-    def __init__(self, toolchain: Toolchain, folder: str, source_name: str, entry_point: Optional[str] = None):
+    def __init__(self, toolchain: Toolchain, folder: str, source_name: str, entry_point: Optional[str] = None,
+                 key: str = ""):
+        self.key = key
         self.toolchain = toolchain
         self.folder = folder
         self.source_name = source_name
@@ -149,7 +151,12 @@ class Sandbox:
         self.scheduler = FairScheduler(self.backend.slots)
         self._ids = itertools.count()
         self._closed = False
+        self._stats_lock = threading.Lock()
         self.stats = {"executions": 0, "compiles": 0, "cache_hits": 0}
+
+    def count(self, name: str, n: int = 1) -> None:
+        with self._stats_lock:
+            self.stats[name] += n
 
     def _make_backend(self):
         name = self.config.backend
@@ -233,7 +240,7 @@ class Sandbox:
     def execute(self, spec: ExecSpec, outer: Any, inner: Any = None) -> Future:
         """Queue one execution on the fair scheduler."""
         def go() -> ExecResult:
-            self.stats["executions"] += 1
+            self.count("executions")
             return self.backend.execute(spec)
         return self.scheduler.submit(go, outer, inner)
 
@@ -252,10 +259,10 @@ class Sandbox:
         with self.cache.key_lock(key):
             hit = self.cache.get(key)
             if hit is not None:
-                self.stats["cache_hits"] += 1
+                self.count("cache_hits")
                 cr = CompileResult(ok=hit["ok"], stdout=hit.get("stdout", ""), stderr=hit.get("stderr", ""),
                                    time_s=hit.get("time_s", 0.0), cached=True)
-                return (Program(tc, self.cache.path(key), src, entry_point) if hit["ok"] else None), cr
+                return (Program(tc, self.cache.path(key), src, entry_point, key) if hit["ok"] else None), cr
             folder = tempfile.mkdtemp(prefix="c", dir=self.scratch)
             os.chmod(folder, 0o777)
             try:
@@ -275,7 +282,7 @@ class Sandbox:
             finally:
                 if folder:
                     shutil.rmtree(folder, ignore_errors=True)
-        return (Program(tc, self.cache.path(key), src, entry_point) if cr.ok else None), cr
+        return (Program(tc, self.cache.path(key), src, entry_point, key) if cr.ok else None), cr
 
     def _compile(self, tc: Toolchain, src: str, folder: str, limits: Limits, outer: Any
                  ) -> tuple[CompileResult, bool]:
@@ -283,7 +290,7 @@ class Sandbox:
         lang = tc.language
         if lang.compile is None:
             return CompileResult(ok=True), False
-        self.stats["compiles"] += 1
+        self.count("compiles")
         cl = ExecLimits(cpu_s=limits.compile_time_s, wall_s=limits.compile_time_s * 1.5 + 1,
                         memory_bytes=max(lang.compile_memory_mb, limits.memory_mb) << 20, output_bytes=1 << 20,
                         processes=128, file_size_bytes=512 << 20)
@@ -342,6 +349,12 @@ class _Job:
             if self.checker is None:
                 msg = "checker failed to compile: " + ccr.stderr[-2000:]
                 return RunResult(verdict=Verdict.SE, passed=0, total=len(tests), compile=cr, message=msg)
+        pins = [program.key] + ([self.checker.key] if self.checker else [])
+        with self.sb.cache.pinned(*pins):
+            return self._run_tests(program, cr, tests)
+
+    def _run_tests(self, program: Program, cr: CompileResult, tests: list[TestCase]) -> RunResult:
+        req = self.req
         futures = [self.sb.scheduler.submit(lambda t=t: self._one(program, t), self.outer, self.inner)
                    for t in tests]
         results: list[Optional[TestResult]] = [None] * len(tests)
@@ -377,6 +390,7 @@ class _Job:
             spec = program.spec(req.limits, stdin, (program.entry_point or "",))
         else:
             spec = program.spec(req.limits, test.stdin.encode("utf-8", "surrogateescape"))
+        self.sb.count("executions")
         res = self.sb.backend.execute(spec)
         out = _text(res.stdout)
         tr = TestResult(verdict=Verdict.AC, time_s=round(res.cpu_s, 4), wall_time_s=round(res.wall_s, 4),
@@ -429,6 +443,7 @@ class _Job:
             files = {"input.txt": inp, "output.txt": out, "answer.txt": ans}
             spec = self.checker.spec(CHECKER_LIMITS, b"", ("input.txt", "output.txt", "answer.txt"), files)
             accept, reject = {0}, {1, 2}
+        self.sb.count("executions")
         res = self.sb.backend.execute(spec)
         msg = (_text(res.stderr) or _text(res.stdout)).strip()[-1000:]
         if res.error or res.signal is not None or res.exit_code not in accept | reject:

@@ -1,0 +1,104 @@
+"""Compile cache (once per source, safe under concurrency, bounded) and fair scheduling."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from sandbox import RunRequest, TestCase, Verdict
+from sandbox.cache import CompileCache
+from sandbox.scheduler import FairScheduler
+
+C_SUM = '#include <stdio.h>\nint main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);}\n'
+
+
+def test_concurrent_identical_submissions_compile_once(sandbox):
+    code = C_SUM + "/* concurrency probe */\n"
+    before = sandbox.stats["compiles"]
+    reqs = [RunRequest(language="c", code=code, tests=[TestCase(stdin="1 2\n", expected_stdout="3\n")] * 3)
+            for _ in range(8)]
+    results = sandbox.run_many(reqs)
+    assert all(r.verdict == Verdict.AC for r in results), results
+    assert sandbox.stats["compiles"] == before + 1
+    assert sum(1 for r in results if r.compile.cached) == 7
+
+
+def test_stop_on_first_failure_short_circuits(sandbox):
+    tests = [TestCase(stdin="1 1\n", expected_stdout="3\n")] + [TestCase(stdin="1 1\n", expected_stdout="2\n")] * 40
+    before = sandbox.stats["executions"]
+    res = sandbox.run(RunRequest(language="python", code="a,b=map(int,input().split())\nprint(a+b)\n",
+                                 tests=tests, stop_on_first_failure=True))
+    ran = sandbox.stats["executions"] - before
+    assert res.verdict == Verdict.WA and res.tests[0].verdict == Verdict.WA
+    assert all(t.verdict == Verdict.SKIPPED for t in res.tests[1:])
+    assert ran < 10, f"{ran} executions for a program that failed its first test"
+
+
+def _entry(tmp, name, size):
+    d = os.path.join(tmp, "tmp-" + name)
+    os.makedirs(d)
+    with open(os.path.join(d, "blob"), "wb") as f:
+        f.write(b"x" * size)
+    return d
+
+
+def test_cache_is_bounded_and_keeps_pinned_entries(tmp_path):
+    cache = CompileCache(str(tmp_path / "cache"), max_bytes=250_000)
+    with cache.pinned("k0"):
+        for i in range(6):
+            cache.put(f"k{i}", _entry(str(tmp_path), f"k{i}", 100_000), {"ok": True})
+            time.sleep(0.01)  # distinct recency
+        assert cache.get("k0") is not None, "a pinned entry was evicted"
+    assert cache.size <= 250_000 + 1000
+    assert cache.get("k5") is not None  # the newest stays
+    kept = [k for k in (f"k{i}" for i in range(6)) if cache.get(k) is not None]
+    assert len(kept) <= 3
+
+
+def test_cache_put_race_keeps_one_copy(tmp_path):
+    cache = CompileCache(str(tmp_path / "cache"), max_bytes=10 << 20)
+    folders = [_entry(str(tmp_path), f"race{i}", 10) for i in range(4)]
+    threads = [threading.Thread(target=cache.put, args=("same", f, {"ok": True, "n": i}))
+               for i, f in enumerate(folders)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert cache.get("same")["ok"] is True
+    assert sorted(os.listdir(tmp_path / "cache")) == ["same"]
+    assert not any(os.path.exists(f) for f in folders)  # the losers' copies are gone
+
+
+def test_big_batch_does_not_starve_a_small_request():
+    sched = FairScheduler(workers=2)
+    order: list[str] = []
+    lock = threading.Lock()
+
+    def work(tag):
+        def go():
+            time.sleep(0.005)
+            with lock:
+                order.append(tag)
+        return go
+
+    big = [sched.submit(work("big"), outer="batch", inner=i % 50) for i in range(300)]
+    time.sleep(0.02)  # the batch is queued and running first
+    small = [sched.submit(work("small"), outer="request", inner=0) for _ in range(4)]
+    for f in small:
+        f.result(timeout=30)
+    done_at = len(order)
+    for f in big:
+        f.result(timeout=60)
+    sched.close()
+    assert done_at < 40, f"the small request waited for {done_at} executions of the batch"
+
+
+def test_programs_in_a_batch_take_turns():
+    sched = FairScheduler(workers=1)
+    order: list[int] = []
+    futs = [sched.submit(lambda i=i: order.append(i), outer="b", inner=i % 3) for i in range(9)]
+    for f in futs:
+        f.result(timeout=10)
+    sched.close()
+    assert order[:3] == [0, 1, 2]  # one of each program before any second test
