@@ -78,7 +78,8 @@ async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
     if n_jobs:
         window = min(n_jobs, svc.window())
         with svc.admission.lease(window) as lease:  # type: ignore[union-attr]
-            outcomes = await svc.runner.run_batch(jobs, lease, window, deadline, keep=slim)  # type: ignore[union-attr]
+            left = max(0.01, deadline - (time.perf_counter() - started))  # the deadline counts from arrival
+            outcomes = await svc.runner.run_batch(jobs, lease, window, left, keep=slim)  # type: ignore[union-attr]
         deadline_hit = any(j is not None and o is None for j, o in zip(jobs, outcomes))
     results: list[RewardResult] = []
     for item, prep, outcome in zip(items, prepared, outcomes):
