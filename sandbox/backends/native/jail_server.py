@@ -355,7 +355,8 @@ class Slot:
             os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
         # PID 1 from here on. Signals we do not handle are ignored by an init; keep it that way.
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        mount("proc", os.path.join(self.root, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        # hidepid: a program sees its own processes only, not this root-owned server.
+        mount("proc", os.path.join(self.root, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
         self.pidns_init = True
 
     def _build_skeleton(self) -> None:
