@@ -139,11 +139,14 @@ class OpenRLHFRequest(BaseModel):
     labels: Optional[list[Any]] = None
     scoring: Scoring = "fraction"
     deadline_s: Optional[float] = Field(None, gt=0, le=3600)
+    failure_score: float = Field(
+        0.0, description="reward of an item the service could not score: OpenRLHF turns rewards into a tensor, so "
+                         "it needs a number; such items are flagged in extra_logs.sandbox_error and errors")
 
 
 class OpenRLHFResponse(BaseModel):
-    rewards: list[Optional[float]]
-    scores: list[Optional[float]]
+    rewards: list[float]
+    scores: list[float]
     extra_logs: dict[str, list[float]]
     errors: list[Optional[str]] = Field(default_factory=list)
 

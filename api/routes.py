@@ -124,13 +124,14 @@ async def get_reward(body: OpenRLHFRequest, request: Request) -> OpenRLHFRespons
     items = [b for b in built if isinstance(b, RewardItem)]
     scored = (await score_items(svc, items, body.scoring, body.deadline_s)).results if items else []
     it = iter(scored)
-    rewards: list[Optional[float]] = []
+    rewards: list[float] = []
     errors: list[Optional[str]] = []
     pass_rate: list[float] = []
     sandbox_error: list[float] = []
     for b in built:
         r = next(it) if isinstance(b, RewardItem) else RewardResult(reward=None, error=b)
-        rewards.append(r.reward)
+        # A number always (OpenRLHF makes a tensor of these); failures are flagged, never silent.
+        rewards.append(r.reward if r.reward is not None else body.failure_score)
         errors.append(r.error)
         pass_rate.append(r.passed / r.total if r.total else (1.0 if r.reward else 0.0))
         sandbox_error.append(1.0 if r.reward is None else 0.0)

@@ -181,10 +181,14 @@ def test_get_reward_openrlhf(http):
     r = http.post("/get_reward", json={"query": queries, "prompts": [prompt] * 4, "labels": labels})
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["rewards"] == [1.0, 0.0, 1.0, None]
+    # OpenRLHF makes a tensor of the rewards: an unscorable item gets failure_score, flagged.
+    assert body["rewards"] == [1.0, 0.0, 1.0, 0.0]
     assert body["scores"] == body["rewards"]
     assert body["extra_logs"]["sandbox_error"] == [0.0, 0.0, 0.0, 1.0]
     assert "JSON" in body["errors"][3]
+    r = http.post("/get_reward", json={"query": queries[:1] + ["x"], "prompts": [prompt] * 2,
+                                       "labels": labels[:1] + ["not json"], "failure_score": -1.0})
+    assert r.json()["rewards"] == [1.0, -1.0]
     r = http.post("/get_reward", json={"query": ["a", "b"], "labels": ["[]"]})
     assert r.status_code == 422
 
