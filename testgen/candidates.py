@@ -1,0 +1,53 @@
+"""A candidate test input and the family that produced it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .values import canonical_key
+
+FAMILIES = ("seed", "regular", "boundary", "special", "stress", "mutation", "widen", "llm-regular", "llm-corner")
+
+
+@dataclass
+class Candidate:
+    """One input: ``args`` for function-call problems, ``stdin`` for stdin/stdout ones."""
+
+    family: str
+    args: Optional[list[Any]] = None
+    stdin: Optional[str] = None
+    note: str = ""
+    # Filled in by validation.
+    expected: Any = None
+    expected_stdout: Optional[str] = None
+    gold_time_s: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return canonical_key(self.args) if self.args is not None else "S" + (self.stdin or "")
+
+    def size(self) -> int:
+        return len(self.key)
+
+    def as_test(self) -> dict[str, Any]:
+        if self.args is not None:
+            return {"args": self.args, "expected": self.expected}
+        t: dict[str, Any] = {"stdin": self.stdin or ""}
+        if self.expected_stdout is not None:
+            t["expected_stdout"] = self.expected_stdout
+        return t
+
+
+def dedupe(cands: list[Candidate]) -> tuple[list[Candidate], int]:
+    """First occurrence wins (seeds come first, so they are kept); returns (unique, dropped)."""
+    seen: set[str] = set()
+    out: list[Candidate] = []
+    for c in cands:
+        k = c.key
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append(c)
+    return out, len(cands) - len(out)

@@ -1,0 +1,137 @@
+"""One problem through the pipeline: model -> generate -> dedupe -> validate -> select -> suite.
+
+``synthesize`` never raises for a problem's fault: whatever goes wrong ends up in the
+output record's ``testgen.status`` / ``testgen.reason``.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .candidates import Candidate, dedupe
+from .fmodel import FunctionModel
+from .generators import Budget, generate
+from .problem import Problem, ProblemError, load_problem
+from .runner import Runner
+from .selection import greedy_cover, kill_matrix, suite_kills
+from .smodel import StdioModel
+from .validate import Validated, confirm_function_suite, validate_function, validate_stdio
+
+
+@dataclass
+class Settings:
+    seed: int = 0
+    max_tests: int = 50
+    min_tests: int = 5
+    mutants: int = 40
+    multiplicity: int = 2
+    fill: bool = True
+    slack: float = 5.0
+    budget: Budget = field(default_factory=Budget)
+    families: Optional[list[str]] = None
+    llm: Any = None  # testgen.llm.LLMConfig, when an endpoint is configured
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seed": self.seed, "max_tests": self.max_tests, "min_tests": self.min_tests, "mutants": self.mutants,
+                "multiplicity": self.multiplicity, "fill": self.fill, "slack": self.slack,
+                "llm": bool(self.llm)}
+
+
+def _describe_model(model: Any) -> str:
+    if isinstance(model, FunctionModel):
+        return "function(" + ", ".join(type(s).__name__.replace("Spec", "").lower() for s in model.specs) + ")"
+    if isinstance(model, StdioModel):
+        return f"stdio:{model.shape}"
+    return "none"
+
+
+def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[str, Any]:
+    """The record with ``tests`` and ``testgen`` added (``tests`` it had before moves to ``source_tests``)."""
+    t0 = time.monotonic()
+    out = copy.copy(rec)
+    stats: dict[str, Any] = {"status": "ok", "reason": None, "settings": settings.to_json()}
+    tests: list[dict[str, Any]] = []
+    try:
+        tests = _run(rec, runner, settings, stats)
+    except ProblemError as e:
+        stats["status"], stats["reason"] = "failed", str(e)
+    except Exception as e:  # one problem's failure is recorded, never fatal
+        stats["status"], stats["reason"] = "failed", f"internal error: {type(e).__name__}: {e}"
+        stats["traceback"] = traceback.format_exc(limit=6)[-2000:]
+    if "tests" in rec:
+        out["source_tests"] = rec["tests"]
+    out["tests"] = tests
+    stats["elapsed_s"] = round(time.monotonic() - t0, 2)
+    out["testgen"] = stats
+    return out
+
+
+def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any]) -> list[dict[str, Any]]:
+    problem = load_problem(rec)
+    stats["io"] = problem.io
+    if problem.unsupported:
+        stats["status"], stats["reason"] = "unsupported", problem.unsupported
+        return []
+    model: Any = None
+    model_error: Optional[str] = None
+    try:
+        if problem.is_function:
+            model = FunctionModel.infer([s["args"] for s in problem.seeds], problem.statement)
+        else:
+            model = StdioModel.infer([s["stdin"] for s in problem.seeds], problem.statement)
+    except ValueError as e:
+        model_error = str(e)
+    stats["model"] = _describe_model(model)
+    cands = generate(problem.io, model, problem.seeds, st.seed, problem.id, st.budget, st.families)
+    llm_stats: dict[str, Any] = {}
+    if st.llm is not None:
+        from .llm import llm_candidates
+
+        extra, llm_stats, validator = llm_candidates(problem, runner, st.llm, st.seed)
+        cands += extra
+        if validator is not None:
+            problem.validators.append(validator)
+        stats["llm"] = llm_stats
+    if not cands:
+        raise ProblemError(model_error or "no candidate inputs could be generated")
+    stats["generated"] = dict(Counter(c.family for c in cands))
+    stats["generated_total"] = len(cands)
+    cands, dup = dedupe(cands)
+    dropped: Counter = Counter()
+    if dup:
+        dropped["duplicate"] = dup
+    val: Validated = (validate_function if problem.is_function else validate_stdio)(problem, cands, runner,
+                                                                                     st.slack)
+    dropped.update(val.dropped)
+    stats["gold"] = [vars(g) for g in val.gold]
+    if val.notes:
+        stats["notes"] = val.notes
+    if val.error:
+        stats["dropped"] = dict(dropped)
+        raise ProblemError(val.error)
+    kept = val.kept
+    stats["kept"] = len(kept)
+    km = kill_matrix(problem, val.usable_gold, kept, runner, st.mutants, st.seed)
+    chosen = greedy_cover(kept, km.kills, st.max_tests, st.multiplicity, st.fill)
+    suite = [kept[i] for i in chosen]
+    if problem.is_function:
+        suite, bad = confirm_function_suite(problem, val.usable_gold, suite, runner)
+        if bad:
+            dropped["confirm_failed"] += bad
+    stats["dropped"] = dict(dropped)
+    kept_idx = {id(c): i for i, c in enumerate(kept)}
+    final_idx = [kept_idx[id(c)] for c in suite]
+    stats["mutants"] = {"total": len(km.mutants), "killable": len(km.killable),
+                        "killed_by_suite": len(suite_kills(final_idx, km.kills))}
+    stats["selected"] = len(suite)
+    stats["families"] = [c.family for c in suite]
+    possible = 1 if (isinstance(model, StdioModel) and model.shape == "empty") else st.min_tests
+    if len(suite) < min(st.min_tests, possible):
+        stats["status"] = "too_few_tests"
+        stats["reason"] = f"only {len(suite)} tests survived validation (minimum {min(st.min_tests, possible)})"
+    return [c.as_test() for c in suite]

@@ -1,0 +1,292 @@
+"""One problem as the pipeline sees it, whatever file shape it came from.
+
+Problem files come in a few shapes (../shared/CONTRACT.md, the HumanEval+ dev set, Kattis /
+BAPC packages). ``load_problem`` turns each into a ``Problem``; the original record is
+kept untouched so the suite written back is "the same record with ``tests`` added".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import PurePosixPath
+from typing import Any, Iterator, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox.models import Checker, CheckerCompare, Compare, Limits
+
+
+class ProblemError(ValueError):
+    """The record cannot be used; the message says why (the problem is skipped, not fatal)."""
+
+
+class Program(BaseModel):
+    """A solution, a held-out submission, a validator: source code in one language."""
+
+    language: str
+    code: str
+    name: str = ""
+    label: Optional[str] = None  # expected verdict or failure kind, for held-out programs
+
+
+class InputValidator(BaseModel):
+    """A program that reads one test input on stdin and says by its exit code if it is valid."""
+
+    language: str
+    code: str
+    accept_exit: int = 42  # Kattis / BAPC convention; LLM-written validators use 0
+    name: str = ""
+
+
+class Problem(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    id: str
+    io: Literal["stdio", "function"]
+    statement: str = ""
+    entry_point: Optional[str] = None
+    gold: list[Program]
+    seeds: list[dict[str, Any]] = Field(default_factory=list)
+    limits: Limits = Field(default_factory=Limits)
+    compare: Compare = "whitespace"
+    float_tol: float = 1e-6
+    validators: list[InputValidator] = Field(default_factory=list)
+    heldout_correct: list[Program] = Field(default_factory=list)
+    heldout_incorrect: list[Program] = Field(default_factory=list)
+    # Set when the pipeline cannot handle this problem (interactive, no runnable gold...).
+    unsupported: Optional[str] = None
+
+    @property
+    def is_function(self) -> bool:
+        return self.io == "function"
+
+    @property
+    def has_checker(self) -> bool:
+        return isinstance(self.compare, CheckerCompare)
+
+
+# Languages in the data that the sandbox may know under another name.
+_LANGUAGE_ALIASES = {"python3": "python", "py": "python", "c++": "cpp", "cc": "cpp", "js": "javascript",
+                     "node": "javascript"}
+_EXT_LANGUAGE = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c": "c", ".java": "java",
+                 ".js": "javascript"}
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[ \t]*$', re.M)
+
+
+def normalize_language(lang: str) -> str:
+    lang = (lang or "").strip().lower()
+    return _LANGUAGE_ALIASES.get(lang, lang)
+
+
+def inline_includes(source: str, files: dict[str, str], _depth: int = 0) -> str:
+    """Replace ``#include "x.h"`` by the text of x.h when it is one of the package's files.
+
+    The sandbox compiles a single source file; problem packages ship validators as a
+    .cc plus a local header, so the header is pasted in (once, recursively)."""
+    by_name = {PurePosixPath(k).name: v for k, v in files.items()}
+
+    def sub(m: re.Match[str]) -> str:
+        name = PurePosixPath(m.group(1)).name
+        if name in by_name and _depth < 8:
+            return inline_includes(by_name[name], files, _depth + 1)
+        return m.group(0)
+
+    return _INCLUDE.sub(sub, source)
+
+
+def _program_from(entry: dict[str, Any], default_name: str = "") -> Program:
+    lang = normalize_language(str(entry.get("language") or ""))
+    if str(entry.get("language_detail") or "").lower() == "python2":
+        lang = "python2"  # not the same language; the sandbox decides whether it has one
+    name = str(entry.get("path") or entry.get("source_path") or entry.get("name") or default_name)
+    files: dict[str, str] = dict(entry.get("files") or {})
+    code = entry.get("code")
+    if not code and files:
+        main = entry.get("main_file") or next(iter(files))
+        code = files.get(main, "")
+    if not isinstance(code, str) or not code.strip():
+        raise ProblemError(f"program {name or '?'} has no code")
+    if files and lang in ("c", "cpp"):
+        code = inline_includes(code, files)
+    label = entry.get("expected_verdict") or entry.get("expected_failure") or entry.get("label")
+    if label is None and isinstance(entry.get("failure"), dict):
+        label = entry["failure"].get("kind")
+    return Program(language=lang, code=code, name=name, label=label)
+
+
+def _programs(entries: Any) -> list[Program]:
+    out: list[Program] = []
+    for i, e in enumerate(entries or []):
+        if isinstance(e, dict):
+            try:
+                out.append(_program_from(e, f"#{i}"))
+            except ProblemError:
+                continue
+    return out
+
+
+def _source_files(files: Any) -> dict[str, str]:
+    """Files as {name: text}, from either {path: text} or [{name, source}] shapes."""
+    if isinstance(files, dict):
+        return {str(k): str(v) for k, v in files.items()}
+    out: dict[str, str] = {}
+    for f in files or []:
+        if isinstance(f, dict) and "name" in f:
+            out[str(f["name"])] = str(f.get("source") or f.get("code") or "")
+    return out
+
+
+def _main_source(files: dict[str, str]) -> Optional[tuple[str, str]]:
+    """The (language, source) of the file that holds ``main``, headers inlined."""
+    for name, text in files.items():
+        lang = _EXT_LANGUAGE.get(PurePosixPath(name).suffix.lower())
+        if lang in ("c", "cpp") and re.search(r"\bint\s+main\s*\(", text):
+            return lang, inline_includes(text, files)
+    for name, text in files.items():
+        if _EXT_LANGUAGE.get(PurePosixPath(name).suffix.lower()) == "python":
+            return "python", text
+    return None
+
+
+def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
+    """The output comparison: whitespace diff, float tolerance, or a checker program."""
+    tol = 1e-6
+    chk = rec.get("checker")
+    if isinstance(chk, dict):
+        if "code" in chk and "language" in chk:  # contract-style checker
+            c = Checker(language=normalize_language(chk["language"]), code=chk["code"],
+                        protocol=chk.get("protocol", "testlib") if chk.get("protocol") in ("testlib", "kattis") else "kattis")
+            return CheckerCompare(checker=c), tol, None
+        kind = chk.get("kind")
+        if kind == "custom_output_validator":
+            main = _main_source(_source_files(chk.get("files")))
+            if main is None:
+                return "whitespace", tol, "custom output validator in an unsupported language"
+            return CheckerCompare(checker=Checker(language=main[0], code=main[1], protocol="kattis")), tol, None
+        args = [str(a).lower() for a in chk.get("validator_args") or []]
+        if "float_tolerance" in args:
+            i = args.index("float_tolerance")
+            try:
+                tol = float(args[i + 1])
+            except (IndexError, ValueError):
+                pass
+            return "float", tol, None
+    ov = rec.get("output_validation")
+    if isinstance(ov, dict):
+        kind = ov.get("type")
+        if kind == "interactive":
+            return "whitespace", tol, "interactive problems are not supported"
+        if kind == "custom":
+            main = _main_source(_source_files(ov.get("files")))
+            if main is None:
+                return "whitespace", tol, "custom output validator in an unsupported language"
+            return CheckerCompare(checker=Checker(language=main[0], code=main[1], protocol="kattis")), tol, None
+    if rec.get("interactive"):
+        return "whitespace", tol, "interactive problems are not supported"
+    compare = rec.get("compare")
+    if compare in ("exact", "whitespace", "float"):
+        return compare, float(rec.get("float_tol", tol)), None
+    return "whitespace", tol, None
+
+
+def _validators_of(rec: dict[str, Any]) -> list[InputValidator]:
+    files = _source_files(rec.get("input_validators"))
+    out: list[InputValidator] = []
+    groups: dict[str, dict[str, str]] = {}
+    for path, text in files.items():
+        groups.setdefault(str(PurePosixPath(path).parent), {})[path] = text
+    for folder, group in sorted(groups.items()):
+        for path, text in sorted(group.items()):
+            lang = _EXT_LANGUAGE.get(PurePosixPath(path).suffix.lower())
+            if lang == "python":
+                out.append(InputValidator(language="python", code=text, name=path))
+            elif lang in ("c", "cpp") and re.search(r"\bint\s+main\s*\(|\bvoid\s+run\s*\(", text):
+                # (validator.h style: main() lives in the header that gets inlined)
+                out.append(InputValidator(language=lang, code=inline_includes(text, group), name=path))
+    for v in rec.get("validators") or []:  # contract extension / our own suites
+        if isinstance(v, dict) and v.get("code"):
+            out.append(InputValidator(language=normalize_language(v.get("language", "python")), code=v["code"],
+                                      accept_exit=int(v.get("accept_exit", 0)), name=str(v.get("name", ""))))
+    return out
+
+
+def _limits_of(rec: dict[str, Any], io: str) -> Limits:
+    raw = rec.get("limits") or {}
+    kw: dict[str, Any] = {}
+    if isinstance(raw, dict):
+        for k in ("time_s", "memory_mb", "wall_time_s", "output_kb"):
+            if raw.get(k) is not None:
+                kw[k] = raw[k]
+    kw.setdefault("time_s", 3.0 if io == "function" else 2.0)
+    kw.setdefault("memory_mb", 1024 if io == "stdio" else 512)
+    try:
+        return Limits(**kw)
+    except Exception as e:  # pydantic ValidationError
+        raise ProblemError(f"bad limits: {e}") from None
+
+
+def _seeds_of(rec: dict[str, Any], io: str) -> list[dict[str, Any]]:
+    """Examples the generator may look at. Never the record's secret ``tests``."""
+    if io == "function":
+        raw = rec.get("seed_tests") or rec.get("base_tests") or []
+        return [{"args": list(t["args"]), "expected": t.get("expected")}
+                for t in raw if isinstance(t, dict) and isinstance(t.get("args"), list)]
+    raw = rec.get("seed_tests")
+    if raw is None:
+        raw = rec.get("sample_tests") or []
+    out = []
+    for t in raw:
+        if isinstance(t, dict) and isinstance(t.get("stdin"), str):
+            d: dict[str, Any] = {"stdin": t["stdin"]}
+            if isinstance(t.get("expected_stdout"), str):
+                d["expected_stdout"] = t["expected_stdout"]
+            out.append(d)
+    return out
+
+
+def load_problem(rec: dict[str, Any]) -> Problem:
+    """Normalize one problem record; raises ProblemError with a reason when it is unusable."""
+    if not isinstance(rec, dict):
+        raise ProblemError("record is not a JSON object")
+    pid = rec.get("id") or rec.get("task_id")
+    if not isinstance(pid, (str, int)):
+        raise ProblemError("record has no id")
+    io = rec.get("io") or ("function" if rec.get("entry_point") else "stdio")
+    if io not in ("stdio", "function"):
+        raise ProblemError(f"unknown io {io!r}")
+    entry = rec.get("entry_point")
+    if io == "function" and not (isinstance(entry, str) and re.fullmatch(r"[A-Za-z_]\w*", entry)):
+        raise ProblemError("function problem without a valid entry_point")
+    compare, tol, unsupported = _compare_of(rec)
+    if io == "function":
+        atol = rec.get("atol")
+        tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else 1e-6
+        compare = "whitespace"
+    gold = _programs(rec.get("gold_solutions"))
+    if not gold and unsupported is None:
+        unsupported = "no gold solution"
+    return Problem(
+        id=str(pid), io=io, statement=str(rec.get("statement") or rec.get("prompt") or ""),
+        entry_point=entry if io == "function" else None, gold=gold, seeds=_seeds_of(rec, io),
+        limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec) if io == "stdio" else [],
+        heldout_correct=_programs(rec.get("heldout_correct")),
+        heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported,
+    )
+
+
+def iter_records(path: str) -> Iterator[tuple[int, Optional[dict[str, Any]], Optional[str]]]:
+    """(line number, record or None, error) for each non-empty line of a JSONL file."""
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                yield no, None, f"line {no}: not JSON ({e.msg})"
+                continue
+            if not isinstance(rec, dict):
+                yield no, None, f"line {no}: not a JSON object"
+                continue
+            yield no, rec, None

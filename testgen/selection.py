@@ -1,0 +1,149 @@
+"""Selection: a compact suite that keeps its power to reject wrong programs.
+
+Mutants of the gold solutions stand in for wrong programs. ``kill_matrix`` runs each
+mutant on every surviving input (in the sandbox) and records which inputs expose it.
+``greedy_cover`` then picks tests the way set cover does: the test that exposes the most
+not-yet-exposed mutants first, until every exposable mutant is exposed ``multiplicity``
+times or the size cap is reached; leftover room goes to the problem's own examples and
+then to the families in turn, so the suite also covers what the mutants did not model.
+The order of the result is the order of choice: strongest tests first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from sandbox.compare import values_equal
+from sandbox.models import Verdict
+
+from .candidates import Candidate
+from .execute import FnProgram, StdioProgram, call_function, run_stdio
+from .mutants import Mutant, mutants
+from .problem import Problem, Program
+from .runner import Runner
+
+# Ties go to the families least likely to stray outside the input contract.
+FAMILY_RANK = {"seed": 0, "mutation": 1, "llm-regular": 2, "boundary": 3, "regular": 4, "special": 5,
+               "llm-corner": 6, "stress": 7, "widen": 8}
+
+
+@dataclass
+class KillMatrix:
+    mutants: list[Mutant] = field(default_factory=list)
+    kills: list[set[int]] = field(default_factory=list)  # per candidate: indices of mutants it kills
+
+    @property
+    def killable(self) -> set[int]:
+        out: set[int] = set()
+        for k in self.kills:
+            out |= k
+        return out
+
+
+def make_mutants(golds: list[Program], total: int, seed: int) -> list[Mutant]:
+    """Mutants of every Python gold, the budget split evenly between them."""
+    py = [g for g in golds if g.language == "python"]
+    if not py or total <= 0:
+        return []
+    out: list[Mutant] = []
+    seen: set[str] = set()
+    per = max(1, total // len(py))
+    for k, g in enumerate(py):
+        for m in mutants(g.code, per if k < len(py) - 1 else total - len(out), seed=seed + k):
+            if m.code not in seen:
+                seen.add(m.code)
+                out.append(m)
+    return out[:total]
+
+
+def kill_matrix(problem: Problem, golds: list[Program], cands: list[Candidate], runner: Runner,
+                n_mutants: int, seed: int) -> KillMatrix:
+    ms = make_mutants(golds, n_mutants, seed)
+    km = KillMatrix(mutants=ms, kills=[set() for _ in cands])
+    if not ms or not cands:
+        return km
+    if problem.is_function:
+        assert problem.entry_point
+        res = call_function(runner, [FnProgram(m.code, problem.entry_point) for m in ms],
+                            [c.args for c in cands], problem.limits)  # type: ignore[misc]
+        for mi, row in enumerate(res):
+            for ci, r in enumerate(row):
+                if r.status == "SE":
+                    continue  # the sandbox failed, not the mutant: no evidence either way
+                if not r.ok or not values_equal(r.value, cands[ci].expected, problem.float_tol):
+                    km.kills[ci].add(mi)
+    else:
+        outs = run_stdio(runner, [StdioProgram("python", m.code) for m in ms], [c.stdin or "" for c in cands],
+                         problem.limits, expected=[c.expected_stdout for c in cands], compare=problem.compare,
+                         float_tol=problem.float_tol)
+        for mi, res in enumerate(outs):
+            if res.verdict == Verdict.CE:
+                continue  # a mutant that does not compile tells nothing about the tests
+            for ci, t in enumerate(res.tests[: len(cands)]):
+                if t.verdict not in (Verdict.AC, Verdict.SE, Verdict.SKIPPED):
+                    km.kills[ci].add(mi)
+    return km
+
+
+def _tiebreak(c: Candidate) -> tuple[int, int]:
+    return (FAMILY_RANK.get(c.family, 9), c.size())
+
+
+def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, multiplicity: int = 2,
+                 fill: bool = True) -> list[int]:
+    """Indices of the chosen candidates, in order of choice."""
+    n = len(cands)
+    if n == 0 or max_tests <= 0:
+        return []
+    need: dict[int, int] = {}
+    for k in kills:
+        for m in k:
+            need[m] = multiplicity
+    chosen: list[int] = []
+    taken = [False] * n
+    order = sorted(range(n), key=lambda i: _tiebreak(cands[i]))
+    while len(chosen) < max_tests and any(v > 0 for v in need.values()):
+        best, best_gain = -1, 0
+        for i in order:
+            if taken[i]:
+                continue
+            # first cover (need == multiplicity) counts more than later re-covers
+            gain = sum((2 if need.get(m, 0) == multiplicity else 1) for m in kills[i] if need.get(m, 0) > 0)
+            if gain > best_gain:
+                best, best_gain = i, gain
+        if best < 0:
+            break
+        taken[best] = True
+        chosen.append(best)
+        for m in kills[best]:
+            if need.get(m, 0) > 0:
+                need[m] -= 1
+    if not fill:
+        return chosen
+    # the problem's own examples next, then one of each family in turn
+    for i in order:
+        if len(chosen) >= max_tests:
+            break
+        if not taken[i] and cands[i].family == "seed":
+            taken[i] = True
+            chosen.append(i)
+    by_family: dict[str, list[int]] = {}
+    for i in order:
+        if not taken[i]:
+            by_family.setdefault(cands[i].family, []).append(i)
+    # within a family, prefer tests that killed something, then small ones
+    for fam in by_family:
+        by_family[fam].sort(key=lambda i: (-len(kills[i]), cands[i].size()))
+    fams = sorted(by_family, key=lambda f: FAMILY_RANK.get(f, 9))
+    while len(chosen) < max_tests and any(by_family.values()):
+        for f in fams:
+            if by_family[f] and len(chosen) < max_tests:
+                chosen.append(by_family[f].pop(0))
+    return chosen
+
+
+def suite_kills(chosen: list[int], kills: list[set[int]]) -> set[int]:
+    out: set[int] = set()
+    for i in chosen:
+        out |= kills[i]
+    return out
+

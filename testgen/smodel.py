@@ -1,0 +1,476 @@
+"""The input model of a stdin/stdout problem, inferred from its sample inputs.
+
+Inputs are read as lines of whitespace-separated tokens (int, float or word). We look for
+one of a few common layouts, checked against every sample:
+
+* ``empty``     - no input at all;
+* ``fixed``     - the same lines and token kinds every time;
+* ``counted``   - a header line holding N, then N rows of the same shape;
+* ``list``      - a header line holding N, then one line of N tokens;
+* ``repeat``    - rows of the same shape until end of file.
+
+Value ranges, row counts and word lengths come from the statement's constraints where
+they fit the samples, else from the samples themselves. When no layout fits, the model
+falls back to token-wise mutation of the samples (``shape = "tokens"``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .constraints import Range, alphabet_hint, extract, says_no_input
+
+MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
+_INT = re.compile(r"-?\d+\Z")
+_FLOAT = re.compile(r"-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)\Z")
+
+
+def token_kind(tok: str) -> str:
+    if _INT.match(tok):
+        return "int"
+    if _FLOAT.match(tok):
+        return "float"
+    return "word"
+
+
+def tokenize(text: str) -> list[list[str]]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln.split() for ln in lines]
+
+
+@dataclass
+class Slot:
+    """One token position and its domain."""
+
+    kind: str
+    obs: list[Any] = field(default_factory=list)
+    lo: float = 0
+    hi: float = 10
+    decimals: int = 0
+    alphabet: str = string.ascii_lowercase
+    min_len: int = 1
+    max_len: int = 10
+
+    def fmt(self, v: Any) -> str:
+        if self.kind == "int":
+            return str(int(v))
+        if self.kind == "float":
+            return f"{v:.{self.decimals}f}"
+        return str(v)
+
+    def draw(self, rng: random.Random, mode: str = "regular") -> Any:
+        if self.kind == "word":
+            if mode == "stress":
+                n = self.max_len
+            elif mode == "small":
+                n = self.min_len
+            else:
+                n = rng.randint(self.min_len, self.max_len)
+            return "".join(rng.choice(self.alphabet) for _ in range(max(1, n)))
+        lo, hi = self.lo, self.hi
+        if mode == "stress":
+            lo = max(lo, hi - (hi - lo) * 0.1)
+        if self.kind == "int":
+            lo_i, hi_i = int(lo), int(hi)
+            if mode == "regular" and rng.random() < 0.5 and hi_i - lo_i > 100:
+                # log-uniform magnitude so small and large numbers both show up
+                span = hi_i - lo_i
+                return lo_i + min(span, int(10 ** rng.uniform(0, len(str(span)))))
+            return rng.randint(lo_i, max(lo_i, hi_i))
+        return round(rng.uniform(lo, hi), self.decimals)
+
+    def boundary(self) -> list[Any]:
+        if self.kind == "word":
+            return ["".join(self.alphabet[0] for _ in range(self.min_len)),
+                    "".join(self.alphabet[-1] for _ in range(self.max_len))]
+        vals = [self.lo, self.hi, self.lo + 1, self.hi - 1, 0, 1]
+        if self.kind == "int":
+            vals = [int(v) for v in vals]
+        return [v for v in dict.fromkeys(vals) if self.lo <= v <= self.hi]
+
+    def mutate(self, v: Any, rng: random.Random) -> Any:
+        if self.kind == "word":
+            s = str(v)
+            op = rng.randrange(4)
+            if op == 0 and s:
+                i = rng.randrange(len(s))
+                s = s[:i] + rng.choice(self.alphabet) + s[i + 1:]
+            elif op == 1 and len(s) < self.max_len:
+                i = rng.randrange(len(s) + 1)
+                s = s[:i] + rng.choice(self.alphabet) + s[i:]
+            elif op == 2 and len(s) > self.min_len:
+                i = rng.randrange(len(s))
+                s = s[:i] + s[i + 1:]
+            else:
+                s = s[::-1]
+            return s
+        op = rng.randrange(5)
+        if op == 0:
+            x = v + 1
+        elif op == 1:
+            x = v - 1
+        elif op == 2:
+            x = v * 2
+        elif op == 3:
+            x = rng.choice(self.boundary() or [v])
+        else:
+            x = self.draw(rng)
+        x = max(self.lo, min(self.hi, x))
+        return int(x) if self.kind == "int" else round(x, self.decimals)
+
+
+@dataclass
+class StdioModel:
+    shape: str  # empty | fixed | counted | list | repeat | tokens
+    lines: list[list[Slot]] = field(default_factory=list)  # fixed lines, or the header
+    count_at: Optional[int] = None  # index of N in the header line
+    row: list[Slot] = field(default_factory=list)  # the repeated row (counted / repeat)
+    elem: Optional[Slot] = None  # list element
+    count_lo: int = 1
+    count_hi: int = 10
+    seeds: list[list[list[str]]] = field(default_factory=list)
+    token_slots: dict[str, Slot] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ inference
+
+    @classmethod
+    def infer(cls, seed_inputs: list[str], statement: str = "") -> "StdioModel":
+        toks = [tokenize(s) for s in seed_inputs]
+        ranges = extract(statement)
+        alpha = alphabet_hint(statement)
+        if not seed_inputs:
+            if says_no_input(statement):
+                return cls(shape="empty")
+            raise ValueError("no sample inputs to infer an input model from")
+        if all(not any(t) for t in toks):
+            return cls(shape="empty", seeds=toks)
+        m = (_try_fixed(toks) or _try_counted(toks) or _try_list(toks) or _try_repeat(toks)
+             or cls(shape="tokens"))
+        m.seeds = toks
+        m._fit(ranges, alpha)
+        return m
+
+    def _all_slots(self) -> list[Slot]:
+        out = [s for ln in self.lines for s in ln] + list(self.row)
+        if self.elem:
+            out.append(self.elem)
+        return out
+
+    def _fit(self, ranges: list[Range], alpha: Optional[str]) -> None:
+        """Domains: statement ranges that contain what the samples show, else the samples widened."""
+        counts_obs: list[int] = []
+        if self.shape == "counted":
+            counts_obs = [len(t) - 1 for t in self.seeds]
+        elif self.shape == "list":
+            counts_obs = [len(t[1]) if len(t) > 1 else 0 for t in self.seeds]
+        elif self.shape == "repeat":
+            counts_obs = [len(t) for t in self.seeds]
+        count_slot = self.lines[0][self.count_at] if self.count_at is not None and self.lines else None
+        for sl in self._all_slots():
+            _fit_slot(sl, ranges, alpha, is_count=sl is count_slot)
+        if counts_obs:
+            lo_c, hi_c = min(counts_obs), max(counts_obs)
+            fit = _pick_count_range(ranges, lo_c, hi_c, named=count_slot is not None)
+            if count_slot is not None:
+                lo_r = int(count_slot.lo)
+                hi_r = int(count_slot.hi)
+            elif fit is not None:
+                lo_r, hi_r = int(fit.lo if fit.lo is not None else 1), int(fit.hi if fit.hi is not None else hi_c * 2)
+            else:
+                lo_r, hi_r = max(1, lo_c), max(hi_c * 2, 10)
+            self.count_lo, self.count_hi = max(0, lo_r), max(hi_r, lo_r)
+            if count_slot is not None:
+                count_slot.lo, count_slot.hi = self.count_lo, self.count_hi
+        if self.shape == "tokens":
+            for t in self.seeds:
+                for ln in t:
+                    for tok in ln:
+                        k = token_kind(tok)
+                        sl = self.token_slots.setdefault(k, Slot(kind=k))
+                        sl.obs.append(tok if k == "word" else (int(tok) if k == "int" else float(tok)))
+            for sl in self.token_slots.values():
+                _fit_slot(sl, ranges, alpha, is_count=False)
+
+    # ------------------------------------------------------------------ generation
+
+    def draw(self, kind: str, rng: random.Random, n: int) -> list[str]:
+        out: list[str] = []
+        if self.shape == "empty":
+            return [""]
+        for i in range(n * 3):
+            if len(out) >= n:
+                break
+            try:
+                s = self._one(kind, rng, i)
+            except (ValueError, IndexError):
+                continue
+            if s is not None:
+                out.append(s)
+        return out
+
+    def _count(self, kind: str, rng: random.Random, i: int) -> int:
+        lo, hi = self.count_lo, self.count_hi
+        per_row = max(1, len(self.row) if self.row else 1)
+        hi_cap = max(lo, min(hi, MAX_INPUT_TOKENS // per_row))
+        if kind == "stress":
+            return hi_cap
+        if kind == "boundary":
+            return [lo, hi_cap, min(lo + 1, hi_cap), max(lo, hi_cap - 1)][i % 4]
+        return rng.randint(lo, max(lo, min(hi_cap, max(lo, 20) if kind == "regular" else hi_cap)))
+
+    def _value(self, sl: Slot, kind: str, rng: random.Random, i: int, j: int) -> Any:
+        if kind == "boundary":
+            b = sl.boundary()
+            return b[(i + j) % len(b)] if b and rng.random() < 0.7 else sl.draw(rng)
+        if kind == "stress":
+            return sl.draw(rng, "stress")
+        if kind == "special":
+            b = sl.boundary()
+            pick = i % 3
+            if pick == 0 and b:
+                return b[i % len(b)]  # all equal
+            return sl.draw(rng)
+        return sl.draw(rng)
+
+    def _render(self, lines: list[list[str]]) -> str:
+        return "".join(" ".join(ln) + "\n" for ln in lines)
+
+    def _one(self, kind: str, rng: random.Random, i: int) -> Optional[str]:
+        if kind == "mutation":
+            return self._mutate(rng)
+        if self.shape == "tokens":
+            return None  # no layout known: only mutations of the samples are safe
+        rows: list[list[Any]] = []
+        header: list[list[Any]] = []
+        if self.shape == "fixed":
+            header = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
+            return self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)])
+        n = self._count(kind, rng, i)
+        if self.shape in ("counted", "repeat"):
+            rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)] for _ in range(n)]
+            if kind == "special" and rows and i % 3 == 1:
+                rows.sort()
+            elif kind == "special" and rows and i % 3 == 2:
+                rows.sort(reverse=True)
+            body = [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
+        else:  # list
+            assert self.elem is not None
+            vals = [self._value(self.elem, kind, rng, i, j) for j in range(n)]
+            if kind == "special" and i % 3 == 1:
+                vals.sort()
+            elif kind == "special" and i % 3 == 2:
+                vals.sort(reverse=True)
+            body = [[self.elem.fmt(v) for v in vals]]
+        if self.shape == "repeat":
+            if n == 0:
+                return None
+            return self._render(body)
+        head = [sl.fmt(self._value(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
+        assert self.count_at is not None
+        head[self.count_at] = str(n)
+        return self._render([head] + body)
+
+    def _mutate(self, rng: random.Random) -> Optional[str]:
+        if not self.seeds:
+            return None
+        seed = [list(ln) for ln in rng.choice(self.seeds)]
+        if self.shape in ("counted", "repeat") and self.row:
+            start = 1 if self.shape == "counted" else 0
+            body = seed[start:]
+            op = rng.randrange(4)
+            if op == 0 and len(body) > self.count_lo:
+                del body[rng.randrange(len(body))]
+            elif op == 1 and len(body) < self.count_hi:
+                body.insert(rng.randrange(len(body) + 1),
+                            [sl.fmt(sl.draw(rng)) for sl in self.row])
+            elif op == 2 and len(body) >= 2:
+                i, j = rng.sample(range(len(body)), 2)
+                body[i], body[j] = body[j], body[i]
+            else:
+                for r in body:
+                    for j, sl in enumerate(self.row):
+                        if j < len(r) and rng.random() < 0.3:
+                            r[j] = sl.fmt(sl.mutate(_parse(r[j], sl.kind), rng))
+            if self.shape == "counted":
+                head = seed[0]
+                assert self.count_at is not None
+                head[self.count_at] = str(len(body))
+                return self._render([head] + body)
+            return self._render(body) if body else None
+        if self.shape == "fixed":
+            for ln, slots in zip(seed, self.lines):
+                for j, sl in enumerate(slots):
+                    if rng.random() < 0.5:
+                        ln[j] = sl.fmt(sl.mutate(_parse(ln[j], sl.kind), rng))
+            return self._render(seed)
+        if self.shape == "list" and self.elem is not None and len(seed) > 1:
+            vals = [_parse(x, self.elem.kind) for x in seed[1]]
+            op = rng.randrange(3)
+            if op == 0 and len(vals) > self.count_lo:
+                del vals[rng.randrange(len(vals))]
+            elif op == 1 and len(vals) < self.count_hi:
+                vals.insert(rng.randrange(len(vals) + 1), self.elem.draw(rng))
+            else:
+                for j in range(len(vals)):
+                    if rng.random() < 0.3:
+                        vals[j] = self.elem.mutate(vals[j], rng)
+            assert self.count_at is not None
+            seed[0][self.count_at] = str(len(vals))
+            seed[1] = [self.elem.fmt(v) for v in vals]
+            return self._render(seed)
+        # tokens: mutate words and numbers that do not look like counts (not on the first line)
+        for li, ln in enumerate(seed):
+            for j, tok in enumerate(ln):
+                k = token_kind(tok)
+                if (li == 0 and k == "int" and len(seed) > 1) or rng.random() > 0.3:
+                    continue
+                sl = self.token_slots.get(k)
+                if sl is not None:
+                    ln[j] = sl.fmt(sl.mutate(_parse(tok, k), rng))
+        return self._render(seed)
+
+
+def _parse(tok: str, kind: str) -> Any:
+    try:
+        if kind == "int":
+            return int(tok)
+        if kind == "float":
+            return float(tok)
+    except ValueError:
+        pass
+    return tok
+
+
+def _kinds(line: list[str]) -> tuple[str, ...]:
+    return tuple(token_kind(t) for t in line)
+
+
+def _slots_from_rows(rows: list[list[str]]) -> list[Slot]:
+    slots = [Slot(kind=k) for k in _kinds(rows[0])]
+    for r in rows:
+        for sl, tok in zip(slots, r):
+            sl.obs.append(_parse(tok, sl.kind))
+    return slots
+
+
+def _try_fixed(toks: list[list[list[str]]]) -> Optional[StdioModel]:
+    shape = [[_kinds(ln) for ln in t] for t in toks]
+    if any(s != shape[0] for s in shape):
+        return None
+    if len(toks) == 1 and len(toks[0]) > 2:
+        return None  # one long sample: more likely a list of rows than a fixed layout
+    lines = [_slots_from_rows([t[i] for t in toks]) for i in range(len(toks[0]))]
+    return StdioModel(shape="fixed", lines=lines)
+
+
+def _rows_uniform(rows: list[list[str]]) -> bool:
+    return bool(rows) and all(_kinds(r) == _kinds(rows[0]) for r in rows)
+
+
+def _try_counted(toks: list[list[list[str]]]) -> Optional[StdioModel]:
+    if any(len(t) < 1 or not t[0] for t in toks):
+        return None
+    width = len(toks[0][0])
+    if any(len(t[0]) != width or _kinds(t[0]) != _kinds(toks[0][0]) for t in toks):
+        return None
+    for k in range(width):
+        if token_kind(toks[0][0][k]) != "int":
+            continue
+        if all(int(t[0][k]) == len(t) - 1 for t in toks):
+            rows = [r for t in toks for r in t[1:]]
+            if rows and not _rows_uniform(rows):
+                return None
+            m = StdioModel(shape="counted", lines=[_slots_from_rows([t[0] for t in toks])], count_at=k)
+            m.row = _slots_from_rows(rows) if rows else [Slot(kind="int", obs=[0])]
+            return m
+    return None
+
+
+def _try_list(toks: list[list[list[str]]]) -> Optional[StdioModel]:
+    if any(len(t) != 2 or not t[0] for t in toks):
+        return None
+    width = len(toks[0][0])
+    if any(len(t[0]) != width for t in toks):
+        return None
+    for k in range(width):
+        if token_kind(toks[0][0][k]) != "int":
+            continue
+        if all(token_kind(t[0][k]) == "int" and int(t[0][k]) == len(t[1]) for t in toks):
+            elems = [x for t in toks for x in t[1]]
+            kinds = {token_kind(x) for x in elems}
+            if len(kinds) > 1:
+                if kinds <= {"int", "float"}:
+                    kinds = {"float"}
+                else:
+                    return None
+            kind = kinds.pop() if kinds else "int"
+            elem = Slot(kind=kind, obs=[_parse(x, kind) for x in elems])
+            return StdioModel(shape="list", lines=[_slots_from_rows([t[0] for t in toks])], count_at=k, elem=elem)
+    return None
+
+
+def _try_repeat(toks: list[list[list[str]]]) -> Optional[StdioModel]:
+    rows = [r for t in toks for r in t]
+    if not rows or not _rows_uniform(rows) or any(not t for t in toks):
+        return None
+    return StdioModel(shape="repeat", row=_slots_from_rows(rows))
+
+
+def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: bool) -> None:
+    if sl.kind == "word":
+        words = [str(x) for x in sl.obs] or ["a"]
+        chars = set("".join(words))
+        a = set()
+        for cls in (string.ascii_lowercase, string.ascii_uppercase, string.digits):
+            if len(chars & set(cls)) >= 2:
+                a |= set(cls)
+        a |= chars
+        if alpha and chars <= set(alpha):
+            a = set(alpha)
+        sl.alphabet = "".join(sorted(a))
+        sl.min_len = max(1, min(len(w) for w in words))
+        lens = [r for r in ranges if r.is_length and r.hi is not None and r.hi >= max(len(w) for w in words)]
+        sl.max_len = int(min(r.hi for r in lens)) if lens else max(max(len(w) for w in words) * 2, 10)
+        if lens and all(r.lo is not None for r in lens):
+            sl.min_len = max(1, int(max(r.lo for r in lens if r.lo is not None)))
+        sl.max_len = min(sl.max_len, 100_000)
+        return
+    vals = [float(v) for v in sl.obs] or [0.0]
+    omin, omax = min(vals), max(vals)
+    if sl.kind == "float":
+        decs = 0
+        for v in sl.obs:
+            s = str(v)
+            if "." in s:
+                decs = max(decs, len(s.split(".")[1]))
+        sl.decimals = max(1, min(decs, 9))
+    fits = [r for r in ranges if not r.is_length and r.lo is not None and r.hi is not None
+            and r.lo <= omin and omax <= r.hi]
+    if is_count:
+        named = [r for r in fits if r.name] or fits
+        pick = min(named, key=lambda r: r.hi) if named else None  # type: ignore[arg-type,return-value]
+    else:
+        pool = [r for r in fits if not r.is_count] or fits
+        pick = max(pool, key=lambda r: (r.hi - r.lo)) if pool else None  # type: ignore[operator]
+    if pick is not None:
+        sl.lo, sl.hi = float(pick.lo), float(pick.hi)  # type: ignore[arg-type]
+    else:
+        sl.lo = 0.0 if omin >= 0 else min(omin * 2, -10.0)
+        sl.hi = max(omax * 2, omax + 10, 10.0)
+        if is_count:
+            sl.lo = max(1.0, min(omin, 1.0))
+    if sl.kind == "int":
+        sl.lo, sl.hi = float(int(sl.lo)), float(int(sl.hi))
+
+
+def _pick_count_range(ranges: list[Range], lo_c: int, hi_c: int, named: bool) -> Optional[Range]:
+    """The tightest statement bound on a row count ('at most 40 lines') that the samples respect."""
+    fits = [r for r in ranges if r.hi is not None and r.hi >= hi_c and (r.lo is None or r.lo <= lo_c)
+            and not r.is_length and r.is_count]
+    return min(fits, key=lambda r: r.hi) if fits else None  # type: ignore[arg-type,return-value]

@@ -1,0 +1,302 @@
+"""Validation: an input survives only if every gold solution finishes cleanly and they agree.
+
+Rules, the same for both kinds of problem:
+* every (non-broken) gold solution runs on every candidate input, within the problem's
+  limits; one crash, timeout or memory overrun drops the input;
+* a gold solution that needs more than ``1/slack`` of the time limit drops the input too
+  (a correct but slower submission must not time out on our tests);
+* the outputs must agree: function values by the judge's value comparison (float
+  tolerance), stdin/stdout outputs by the problem's comparison or its checker;
+* input validators, when the problem has any, must accept the input.
+The expected answer is the first gold solution's output.
+
+A gold solution that fails the problem's own seed examples is *broken*: it is reported
+and left out (or, when none is left, the problem fails with that reason).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from sandbox.compare import compare_output, values_equal
+from sandbox.models import CheckerCompare, Limits, RunRequest, RunResult, TestCase, Verdict
+
+from .candidates import Candidate
+from .execute import FnProgram, StdioProgram, call_function, run_stdio
+from .harness import CallResult
+from .problem import Problem, Program
+from .runner import Runner, failed_result
+
+
+@dataclass
+class GoldReport:
+    name: str
+    language: str
+    status: str = "ok"  # ok | broken
+    reason: str = ""
+
+
+@dataclass
+class Validated:
+    kept: list[Candidate]
+    dropped: Counter = field(default_factory=Counter)
+    gold: list[GoldReport] = field(default_factory=list)
+    usable_gold: list[Program] = field(default_factory=list)
+    error: Optional[str] = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _finite(v: Any) -> bool:
+    if isinstance(v, float):
+        return not (math.isnan(v) or math.isinf(v))
+    if isinstance(v, list):
+        return all(_finite(x) for x in v)
+    if isinstance(v, dict):
+        return all(_finite(x) for x in v.values())
+    return True
+
+
+def _json_roundtrip_ok(v: Any) -> bool:
+    try:
+        return json.loads(json.dumps(v)) == v or True
+    except (TypeError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------- function-call problems
+
+
+def _gold_fn_programs(problem: Problem) -> tuple[list[Program], list[GoldReport]]:
+    progs, reports = [], []
+    for g in problem.gold:
+        rep = GoldReport(name=g.name, language=g.language)
+        if g.language != "python":
+            rep.status, rep.reason = "broken", f"function-call problems need python gold, not {g.language}"
+        else:
+            progs.append(g)
+        reports.append(rep)
+    return progs, reports
+
+
+def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 5.0) -> Validated:
+    assert problem.entry_point
+    golds, reports = _gold_fn_programs(problem)
+    out = Validated(kept=[], gold=reports)
+    if not golds:
+        out.error = "no python gold solution for a function-call problem"
+        return out
+    inputs = [c.args for c in cands]  # type: ignore[misc]
+    seeds_with_expected = [(i, c) for i, c in enumerate(cands) if c.family == "seed"]
+    expected_of_seed = {i: problem.seeds[k].get("expected") for k, (i, _) in enumerate(seeds_with_expected)
+                        if k < len(problem.seeds) and "expected" in problem.seeds[k]}
+    res = call_function(runner, [FnProgram(g.code, problem.entry_point) for g in golds], inputs, problem.limits)
+    # broken gold: fails to load, or disagrees with a seed's expected value
+    usable: list[int] = []
+    rep_by_gold = [r for r in reports if r.status == "ok"]
+    for p, g in enumerate(golds):
+        row = res[p]
+        load = next((r for r in row if r.status == "LOAD"), None)
+        bad_seed = next((i for i, exp in expected_of_seed.items()
+                         if not (row[i].ok and values_equal(row[i].value, exp, problem.float_tol))), None)
+        if load is not None:
+            rep_by_gold[p].status, rep_by_gold[p].reason = "broken", f"does not load: {load.error}"
+        elif bad_seed is not None:
+            r = row[bad_seed]
+            got = json.dumps(r.value)[:80] if r.ok else r.status
+            rep_by_gold[p].status = "broken"
+            rep_by_gold[p].reason = f"fails seed test {bad_seed}: got {got}"
+        else:
+            usable.append(p)
+    if not usable:
+        out.error = "no gold solution passes the seed tests: " + "; ".join(f"{r.name}: {r.reason}" for r in reports)
+        return out
+    out.usable_gold = [golds[p] for p in usable]
+    limit = problem.limits.time_s
+    for i, c in enumerate(cands):
+        rows = [res[p][i] for p in usable]
+        reason = _fn_drop_reason(rows, limit / slack, problem.float_tol)
+        if reason:
+            out.dropped[reason] += 1
+            continue
+        c.expected = rows[0].value
+        c.gold_time_s = max(r.time_s for r in rows)
+        out.kept.append(c)
+    return out
+
+
+def _fn_drop_reason(rows: list[CallResult], slow_s: float, tol: float) -> Optional[str]:
+    for r in rows:
+        if r.status == "TLE":
+            return "gold_timeout"
+        if r.status in ("MLE",):
+            return "gold_memory"
+        if r.status == "BADVALUE":
+            return "unserializable_output"
+        if r.status != "OK":
+            return "gold_error"
+    if any(r.time_s > slow_s for r in rows):
+        return "gold_slow"
+    ref = rows[0].value
+    if not _finite(ref):
+        return "nonfinite_output"
+    for r in rows[1:]:
+        if not values_equal(r.value, ref, tol):
+            return "gold_disagree"
+    return None
+
+
+def confirm_function_suite(problem: Problem, golds: list[Program], tests: list[Candidate], runner: Runner
+                           ) -> tuple[list[Candidate], int]:
+    """Run the chosen tests through the engine's real function-call mode on every gold; keep what passes."""
+    if not tests:
+        return tests, 0
+    reqs = [RunRequest(language="python", code=g.code, entry_point=problem.entry_point,
+                       tests=[TestCase(args=c.args, expected=c.expected) for c in tests], limits=problem.limits,
+                       float_tol=problem.float_tol) for g in golds]
+    outs = runner.run_many(reqs)
+    ok = [True] * len(tests)
+    for o in outs:
+        res = o if isinstance(o, RunResult) else failed_result(o, len(tests))
+        for i, t in enumerate(res.tests[: len(tests)]):
+            if t.verdict != Verdict.AC:
+                ok[i] = False
+        if len(res.tests) < len(tests):
+            ok = [False] * len(tests)
+    kept = [c for c, k in zip(tests, ok) if k]
+    return kept, len(tests) - len(kept)
+
+
+# ---------------------------------------------------------------- stdin/stdout problems
+
+
+def _validator_verdicts(problem: Problem, inputs: list[str], runner: Runner) -> tuple[list[bool], list[str]]:
+    """Whether every usable input validator accepts each input. Validators that reject the
+    seed examples are ignored (they usually need flags we do not have) and noted."""
+    accept = [True] * len(inputs)
+    notes: list[str] = []
+    if not problem.validators or not inputs:
+        return accept, notes
+    seeds = [t["stdin"] for t in problem.seeds]
+    lim = Limits(time_s=10, memory_mb=1024)
+    reqs = [RunRequest(language=v.language, code=v.code, limits=lim,
+                       tests=[TestCase(stdin=s) for s in seeds + inputs]) for v in problem.validators]
+    outs = runner.run_many(reqs)
+    for v, o in zip(problem.validators, outs):
+        if not isinstance(o, RunResult) or o.verdict in (Verdict.CE, Verdict.SE):
+            why = o.verdict.value if isinstance(o, RunResult) else type(o).__name__
+            notes.append(f"input validator {v.name or v.language} not used ({why})")
+            continue
+        codes = [t.exit_code for t in o.tests]
+        if any(c != v.accept_exit for c in codes[: len(seeds)]):
+            notes.append(f"input validator {v.name or v.language} rejects a seed example; not used")
+            continue
+        for i, c in enumerate(codes[len(seeds):]):
+            if c != v.accept_exit:
+                accept[i] = False
+    return accept, notes
+
+
+def _stdio_golds(problem: Problem, runner: Runner) -> tuple[list[Program], list[GoldReport]]:
+    langs = runner.languages()
+    progs, reports = [], []
+    for g in problem.gold:
+        rep = GoldReport(name=g.name, language=g.language)
+        if langs and g.language not in langs:
+            rep.status, rep.reason = "broken", f"language {g.language} is not installed"
+        else:
+            progs.append(g)
+        reports.append(rep)
+    return progs, reports
+
+
+def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 5.0) -> Validated:
+    golds, reports = _stdio_golds(problem, runner)
+    out = Validated(kept=[], gold=reports)
+    if not golds:
+        out.error = "no runnable gold solution"
+        return out
+    inputs = [c.stdin or "" for c in cands]
+    seed_idx = {i: problem.seeds[k] for k, i in enumerate(i for i, c in enumerate(cands) if c.family == "seed")
+                if k < len(problem.seeds)}
+    limits = problem.limits
+    # Round 1: every gold on every input, unjudged; outputs collected.
+    r1 = run_stdio(runner, [StdioProgram(g.language, g.code) for g in golds], inputs, limits)
+    # Round 2 (checker problems): every gold judged by the checker against the first usable gold's output.
+    rep_ok = [r for r in reports if r.status == "ok"]
+    usable: list[int] = []
+    for p, res in enumerate(r1):
+        if res.verdict == Verdict.CE:
+            rep_ok[p].status, rep_ok[p].reason = "broken", "compile error: " + (res.compile.stderr[-300:]
+                                                                                  if res.compile else "")
+            continue
+        if res.verdict == Verdict.SE and not res.tests:
+            rep_ok[p].status, rep_ok[p].reason = "broken", f"sandbox: {res.message}"
+            continue
+        bad = None
+        for i, seed in seed_idx.items():
+            t = res.tests[i]
+            exp = seed.get("expected_stdout")
+            if t.verdict != Verdict.AC:
+                bad = f"{t.verdict.value} on seed {i}"
+            elif exp is not None and not problem.has_checker and not compare_output(
+                    problem.compare if isinstance(problem.compare, str) else "whitespace", t.stdout, exp,
+                    problem.float_tol):
+                bad = f"wrong answer on seed {i}"
+            if bad:
+                break
+        if bad:
+            rep_ok[p].status, rep_ok[p].reason = "broken", bad
+            continue
+        usable.append(p)
+    if not usable:
+        out.error = "no gold solution passes the seed tests: " + "; ".join(f"{r.name}: {r.reason}" for r in reports)
+        return out
+    out.usable_gold = [golds[p] for p in usable]
+    ref = r1[usable[0]]
+    agree = [True] * len(inputs)
+    reasons: list[Optional[str]] = [None] * len(inputs)
+    slow = limits.time_s / slack
+    for p in usable:
+        for i, t in enumerate(r1[p].tests):
+            if reasons[i]:
+                continue
+            if t.verdict == Verdict.TLE:
+                reasons[i] = "gold_timeout"
+            elif t.verdict in (Verdict.MLE, Verdict.OLE):
+                reasons[i] = "gold_memory" if t.verdict == Verdict.MLE else "gold_output_limit"
+            elif t.verdict != Verdict.AC:
+                reasons[i] = "gold_error"
+            elif t.time_s > slow or t.wall_time_s > limits.wall_s / slack:
+                reasons[i] = "gold_slow"
+    expected = [t.stdout for t in ref.tests]
+    if problem.has_checker:
+        r2 = run_stdio(runner, [StdioProgram(golds[p].language, golds[p].code) for p in usable], inputs, limits,
+                       expected=list(expected), compare=problem.compare, float_tol=problem.float_tol)
+        for res in r2:
+            for i, t in enumerate(res.tests):
+                if not reasons[i] and t.verdict != Verdict.AC:
+                    reasons[i] = "gold_disagree" if t.verdict == Verdict.WA else "checker_error" \
+                        if t.verdict == Verdict.SE else "gold_error"
+    else:
+        mode = problem.compare if isinstance(problem.compare, str) else "whitespace"
+        for p in usable[1:]:
+            for i, t in enumerate(r1[p].tests):
+                if not reasons[i] and not compare_output(mode, t.stdout, expected[i], problem.float_tol):
+                    reasons[i] = "gold_disagree"
+    valid, notes = _validator_verdicts(problem, inputs, runner)
+    out.notes += notes
+    for i, c in enumerate(cands):
+        if not reasons[i] and not valid[i]:
+            reasons[i] = "validator_rejects"
+        if reasons[i]:
+            out.dropped[reasons[i]] += 1
+            continue
+        c.expected_stdout = expected[i]
+        c.gold_time_s = max(r1[p].tests[i].time_s for p in usable)
+        out.kept.append(c)
+    del agree
+    return out
