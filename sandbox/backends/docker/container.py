@@ -78,7 +78,7 @@ class PoolContainer:
             cap_drop=["ALL"],
             cap_add=["SETUID", "SETGID", "KILL"],
             security_opt=["no-new-privileges:true", f"seccomp={self.seccomp_json}"],
-            pids_limit=s.pids,
+            pids_limit=s.pids_runsc if self.runtime.startswith("runsc") else s.pids,
             mem_limit=f"{s.memory_mb + s.memory_headroom_mb}m",
             memswap_limit=f"{s.memory_mb + s.memory_headroom_mb}m",
             nano_cpus=int(s.cpus * 1e9),

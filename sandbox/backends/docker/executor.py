@@ -222,7 +222,7 @@ class Meter:
             self.mem_kind = "cgroup1"
         elif os.path.exists("/sys/fs/cgroup/memory.stat"):
             self.mem_kind = "cgroup2"
-        elif runtime == "runsc":
+        elif runtime.startswith("runsc"):
             self.mem_kind = "meminfo"
         if os.path.exists("/sys/fs/cgroup/cpuacct/cpuacct.usage"):
             self.cpu_kind = "cgroup1"
@@ -309,8 +309,56 @@ def tmpfs_used() -> int:
     return used
 
 
-def _rm_sysv_ipc(uid: int) -> None:
-    """Remove the uid's shared memory segments, semaphores and message queues."""
+IPC_PRIVATE = 0
+IPC_SCAN_MAX = 20000  # more ids than this since the last cleanup: recycle the container instead
+
+
+def _ipc_rm(kind: str, ident: int) -> int:
+    if kind == "shm":
+        return _libc.shmctl(ident, IPC_RMID, None)
+    if kind == "sem":
+        return _libc.semctl(ident, 0, IPC_RMID)
+    return _libc.msgctl(ident, IPC_RMID, None)
+
+
+def _ipc_probe(kind: str) -> int:
+    if kind == "shm":
+        return _libc.shmget(IPC_PRIVATE, 1, 0o600)
+    if kind == "sem":
+        return _libc.semget(IPC_PRIVATE, 1, 0o600)
+    return _libc.msgget(IPC_PRIVATE, 0o600)
+
+
+def rm_sysv_ipc(uid: int, marks: dict) -> tuple[dict, bool]:
+    """Remove the uid's System V shared memory, semaphores and message queues.
+
+    Linux lists them in /proc/sysvipc. gVisor does not, but hands out ids in ascending
+    order, like Linux: a fresh probe object's id is above every id made since the last
+    cleanup's probe, so removing that range (the probe included) removes them all.
+    Returns the new marks, and False when the range was too long to sweep.
+    """
+    if os.path.exists("/proc/sysvipc/shm"):
+        _rm_sysv_ipc_listed(uid)
+        return marks, True
+    ok = True
+    new = dict(marks)
+    for kind in ("shm", "sem", "msg"):
+        top = _ipc_probe(kind)
+        if top < 0:
+            continue
+        low = int(marks.get(kind, -1)) + 1
+        if top < low:  # the ids wrapped around: sweep from 0
+            low = 0
+        if top - low > IPC_SCAN_MAX:
+            ok = False
+            low = top - IPC_SCAN_MAX
+        for ident in range(low, top + 1):
+            _ipc_rm(kind, ident)
+        new[kind] = top
+    return new, ok
+
+
+def _rm_sysv_ipc_listed(uid: int) -> None:
     for kind, rm in (("shm", lambda i: _libc.shmctl(i, IPC_RMID, None)),
                      ("sem", lambda i: _libc.semctl(i, 0, IPC_RMID)),
                      ("msg", lambda i: _libc.msgctl(i, IPC_RMID, None))):
@@ -346,7 +394,9 @@ class Executor:
         self.poll_s = float(cfg.get("poll_s", 0.005))
         self.work_limit = int(cfg.get("work_limit_bytes", 256 << 20))
         self.count = 0
-        self.meter = Meter(self.uid, cfg.get("runtime", "runc"))
+        self.runtime = str(cfg.get("runtime", "runc"))
+        self.ipc_marks: dict = {}
+        self.meter = Meter(self.uid, self.runtime)
 
     def setup(self) -> dict:
         os.umask(0o022)
@@ -448,7 +498,7 @@ class Executor:
                 f.write("1000")  # under runc the container's OOM killer takes the program, not us
         except OSError:
             pass
-        set_rlimits(lim)
+        set_rlimits(lim, gvisor=self.runtime.startswith("runsc"))
         os.dup2(stdin_fd, 0), os.dup2(out_w, 1), os.dup2(err_w, 2)
         os.set_blocking(1, True)
         os.chdir(WORK)
@@ -627,21 +677,20 @@ class Executor:
             payload: dict = {}
             if collect:
                 try:
-                    payload = {"files": read_tree(WORK, limit)}
+                    payload["files"] = read_tree(WORK, limit)
                 except (OSError, OverflowError) as e:
-                    payload = {"error": str(e)}
-            data = json.dumps(payload).encode()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(w, view):]
-            os.close(w)
+                    payload["error"] = str(e)
             for d in (WORK,) + SCRATCH:
                 _wipe(d)
             try:
                 os.chmod(WORK, 0o755)
             except OSError:
                 pass
-            _rm_sysv_ipc(self.uid)
+            payload["ipc_marks"], payload["ipc_ok"] = rm_sysv_ipc(self.uid, self.ipc_marks)
+            view = memoryview(json.dumps(payload).encode())
+            while view:
+                view = view[os.write(w, view):]
+            os.close(w)
             return 0
 
         pid = self._as_uid(helper, out_fd=w)
@@ -660,12 +709,16 @@ class Executor:
                 anomaly = "/work is not empty after cleanup"
         except OSError as e:
             anomaly = f"/work unreadable after cleanup: {e}"
+        try:
+            payload = json.loads(data or b"{}")
+        except ValueError:
+            payload = {"error": "cleanup report was garbled"}
+            anomaly = anomaly or "cleanup report was garbled"
+        self.ipc_marks = payload.get("ipc_marks", self.ipc_marks)
+        if payload.get("ipc_ok") is False:
+            anomaly = anomaly or "too many System V IPC ids to sweep"
         files = None
         if collect:
-            try:
-                payload = json.loads(data or b"{}")
-            except ValueError:
-                payload = {"error": "work directory listing was garbled"}
             # A work directory too big to carry back is the program's doing, not an anomaly.
             files = {"__error__": payload["error"]} if "error" in payload else payload.get("files", {})
         return files, anomaly
@@ -708,13 +761,16 @@ class Executor:
         return 0
 
 
-def set_rlimits(lim: dict) -> None:
+def set_rlimits(lim: dict, gvisor: bool = False) -> None:
     """The native jail's rlimits, plus processes (the uid is this container's alone).
 
     A limit is never raised above what the container allows (no CAP_SYS_RESOURCE here);
     the message-queue limit is best effort: gVisor refuses to set it at all.
     """
     cpu = int(lim["cpu_s"]) + 1  # the executor's CPU accounting judges the exact limit
+    nproc = int(lim["processes"])
+    if gvisor:  # gVisor lets a uid have limit+1 tasks (Linux: limit); keep the same bound
+        nproc = max(1, nproc - 1)
     stack = min(int(lim["memory_bytes"]), 1 << 30)
     wanted = [
         (resource.RLIMIT_CPU, cpu, cpu + 1, True),
@@ -722,7 +778,7 @@ def set_rlimits(lim: dict) -> None:
         (resource.RLIMIT_CORE, 0, 0, True),
         (resource.RLIMIT_NOFILE, 256, 256, True),
         (resource.RLIMIT_STACK, stack, stack, True),
-        (resource.RLIMIT_NPROC, int(lim["processes"]), int(lim["processes"]), True),
+        (resource.RLIMIT_NPROC, nproc, nproc, True),
         (resource.RLIMIT_MEMLOCK, 0, 0, True),
         (resource.RLIMIT_MSGQUEUE, 0, 0, False),
     ]

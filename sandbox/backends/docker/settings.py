@@ -41,6 +41,10 @@ class DockerSettings:
     memory_headroom_mb: int = 384
     cpus: float = 1.0
     pids: int = 512
+    # Under gVisor's ptrace platform the pids cgroup counts the Sentry's host threads and
+    # stub processes (about a dozen per guest process), not the guest's processes, and the
+    # Sentry dies when it cannot make one; the guest's own count is bounded by RLIMIT_NPROC.
+    pids_runsc: int = 16384
     work_mb: int = 512          # /work tmpfs
     tmp_mb: int = 256           # /tmp tmpfs
     shm_mb: int = 64            # /dev/shm
@@ -65,6 +69,7 @@ class DockerSettings:
         s.memory_mb = int(getattr(config, "docker_memory_mb", 0) or _env_int("CODETEST_DOCKER_MEMORY_MB", s.memory_mb))
         s.cpus = float(getattr(config, "docker_cpus", 0) or _env_float("CODETEST_DOCKER_CPUS", s.cpus))
         s.pids = _env_int("CODETEST_DOCKER_PIDS", s.pids)
+        s.pids_runsc = _env_int("CODETEST_DOCKER_PIDS_RUNSC", s.pids_runsc)
         s.work_mb = _env_int("CODETEST_DOCKER_WORK_MB", s.work_mb)
         s.tmp_mb = _env_int("CODETEST_DOCKER_TMP_MB", s.tmp_mb)
         s.prog_cache_mb = _env_int("CODETEST_DOCKER_PROG_CACHE_MB", s.prog_cache_mb)
