@@ -30,15 +30,22 @@ class FnProgram:
     entry_point: str
 
 
-def _chunk_limits(limits: Limits, n: int) -> Limits:
-    cpu = min(60.0, max(5.0, limits.time_s * 2 + 0.2 * n))
+def _chunk_limits(limits: Limits, n: int, per_call: float, max_timeouts: int) -> Limits:
+    """Room for the calls of one chunk: a few timeouts plus a fair share per call."""
+    timeouts = max_timeouts if max_timeouts else 2
+    cpu = min(60.0, max(5.0, per_call * 1.3 * timeouts + 0.2 * n))
     return Limits(time_s=cpu, wall_time_s=min(120.0, cpu * 2 + 5), memory_mb=limits.memory_mb, output_kb=32768,
                   processes=limits.processes)
 
 
 def call_function(runner: Runner, programs: list[FnProgram], inputs: list[list[Any]], limits: Limits,
-                  chunk: int = CHUNK) -> list[list[CallResult]]:
-    """results[p][i]: what program p did on inputs[i]. Never raises for a program's fault."""
+                  chunk: int = CHUNK, call_time_s: Optional[float] = None, max_timeouts: int = 0
+                  ) -> list[list[CallResult]]:
+    """results[p][i]: what program p did on inputs[i]. Never raises for a program's fault.
+
+    ``call_time_s`` overrides the per-call CPU limit (mutants get a tight one); with
+    ``max_timeouts`` a chunk gives up after that many timeouts and the rest come back SKIP."""
+    per_call = limits.time_s if call_time_s is None else call_time_s
     n = len(inputs)
     results: list[list[Optional[CallResult]]] = [[None] * n for _ in programs]
     # pending work: (program index, list of input indices)
@@ -56,10 +63,11 @@ def call_function(runner: Runner, programs: list[FnProgram], inputs: list[list[A
         order: list[tuple[int, list[list[int]]]] = []
         for p, chunks in by_prog.items():
             prog = programs[p]
-            tests = [TestCase(stdin=job_stdin([inputs[i] for i in idxs], limits.time_s)) for idxs in chunks]
+            tests = [TestCase(stdin=job_stdin([inputs[i] for i in idxs], per_call, max_timeouts=max_timeouts))
+                     for idxs in chunks]
             biggest = max(len(c) for c in chunks)
             reqs.append(RunRequest(language="python", code=driver_source(prog.code, prog.entry_point), tests=tests,
-                                   limits=_chunk_limits(limits, biggest)))
+                                   limits=_chunk_limits(limits, biggest, per_call, max_timeouts)))
             order.append((p, chunks))
         outs = runner.run_many(reqs)
         pending = []

@@ -48,6 +48,8 @@ _job = json.loads(sys.stdin.read())
 sys.stdin = io.StringIO("")
 _limit = float(_job["time_s"])
 _stop = bool(_job.get("stop_on_error"))
+_max_tle = int(_job.get("max_timeouts") or 0)
+_tles = 0
 _mod = types.ModuleType("solution")
 _mod.__file__ = "/prog/solution.py"
 sys.modules["solution"] = _mod
@@ -67,7 +69,7 @@ for _i, _raw in enumerate(_job["inputs"]):
     _t0 = time.process_time()
     _w0 = time.monotonic()
     try:
-        signal.setitimer(signal.ITIMER_REAL, _limit * 1.5 + 0.5)
+        signal.setitimer(signal.ITIMER_REAL, _limit * 1.2 + 0.05)
         _res = _fn(*_args)
         signal.setitimer(signal.ITIMER_REAL, 0)
         _dt = time.process_time() - _t0
@@ -98,6 +100,12 @@ for _i, _raw in enumerate(_job["inputs"]):
     _out.flush()
     if _stop and _rec["s"] != "OK":
         break
+    if _rec["s"] == "TLE":
+        _tles += 1
+        if _max_tle and _tles >= _max_tle:
+            _out.write(_SENT + json.dumps({"skip_from": _i + 1}) + "\n")
+            _out.flush()
+            break
 '''
 
 
@@ -106,13 +114,16 @@ def driver_source(solution_code: str, entry_point: str) -> str:
     return f"_SOURCE = {solution_code!r}\n_ENTRY = {entry_point!r}\n" + DRIVER
 
 
-def job_stdin(inputs: list[list[Any]], time_s: float, stop_on_error: bool = False) -> str:
-    return json.dumps({"time_s": time_s, "stop_on_error": stop_on_error, "inputs": [json.dumps(a) for a in inputs]})
+def job_stdin(inputs: list[list[Any]], time_s: float, stop_on_error: bool = False, max_timeouts: int = 0) -> str:
+    """The driver's stdin: per-call CPU limit, stop at the first failure (judging) or after
+    ``max_timeouts`` timeouts (mutants that loop), and the inputs."""
+    return json.dumps({"time_s": time_s, "stop_on_error": stop_on_error, "max_timeouts": max_timeouts,
+                       "inputs": [json.dumps(a) for a in inputs]})
 
 
 @dataclass
 class CallResult:
-    """What one call did: status OK / RE / TLE / MLE / BADVALUE / LOAD / LOST, value, CPU time."""
+    """What one call did: status OK / RE / TLE / MLE / BADVALUE / LOAD / LOST / SKIP, value, CPU time."""
 
     status: str
     value: Any = None
@@ -137,6 +148,11 @@ def parse_stream(stdout: str, n: int) -> tuple[list[Optional[CallResult]], Optio
             continue  # a line cut short by a kill
         if "load" in rec:
             load_error = str(rec["load"])
+            break
+        if "skip_from" in rec:  # the driver gave up on the rest (too many timeouts)
+            for j in range(int(rec["skip_from"]), n):
+                if out[j] is None:
+                    out[j] = CallResult(status="SKIP")
             break
         i = rec.get("i")
         if isinstance(i, int) and 0 <= i < n:

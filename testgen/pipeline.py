@@ -13,10 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .candidates import Candidate, dedupe
+from .candidates import dedupe
 from .fmodel import FunctionModel
 from .generators import Budget, generate
-from .problem import Problem, ProblemError, load_problem
+from .problem import ProblemError, load_problem
 from .runner import Runner
 from .selection import greedy_cover, kill_matrix, suite_kills
 from .smodel import StdioModel

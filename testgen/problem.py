@@ -230,7 +230,7 @@ def _seeds_of(rec: dict[str, Any], io: str) -> list[dict[str, Any]]:
     """Examples the generator may look at. Never the record's secret ``tests``."""
     if io == "function":
         raw = rec.get("seed_tests") or rec.get("base_tests") or []
-        return [{"args": list(t["args"]), "expected": t.get("expected")}
+        return [dict({"args": list(t["args"])}, **({"expected": t["expected"]} if "expected" in t else {}))
                 for t in raw if isinstance(t, dict) and isinstance(t.get("args"), list)]
     raw = rec.get("seed_tests")
     if raw is None:

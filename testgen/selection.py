@@ -63,25 +63,57 @@ def kill_matrix(problem: Problem, golds: list[Program], cands: list[Candidate], 
         return km
     if problem.is_function:
         assert problem.entry_point
+        # A mutant gets a tight per-call limit (it is a stand-in, not a submission) and gives up a
+        # chunk after a few timeouts: mutants that loop forever would otherwise cost minutes.
+        slowest = max((c.gold_time_s for c in cands), default=0.0)
+        tight = min(problem.limits.time_s, max(0.25, 20 * slowest))
         res = call_function(runner, [FnProgram(m.code, problem.entry_point) for m in ms],
-                            [c.args for c in cands], problem.limits)  # type: ignore[misc]
+                            [c.args for c in cands], problem.limits, chunk=100, call_time_s=tight,
+                            max_timeouts=3)  # type: ignore[misc]
         for mi, row in enumerate(res):
             for ci, r in enumerate(row):
-                if r.status == "SE":
-                    continue  # the sandbox failed, not the mutant: no evidence either way
+                if r.status in ("SE", "SKIP", "LOST"):
+                    continue  # no evidence either way
                 if not r.ok or not values_equal(r.value, cands[ci].expected, problem.float_tol):
                     km.kills[ci].add(mi)
     else:
-        outs = run_stdio(runner, [StdioProgram("python", m.code) for m in ms], [c.stdin or "" for c in cands],
-                         problem.limits, expected=[c.expected_stdout for c in cands], compare=problem.compare,
-                         float_tol=problem.float_tol)
-        for mi, res in enumerate(outs):
-            if res.verdict == Verdict.CE:
-                continue  # a mutant that does not compile tells nothing about the tests
-            for ci, t in enumerate(res.tests[: len(cands)]):
-                if t.verdict not in (Verdict.AC, Verdict.SE, Verdict.SKIPPED):
-                    km.kills[ci].add(mi)
+        _stdio_kills(problem, ms, cands, runner, km)
     return km
+
+
+def _stdio_kills(problem: Problem, ms: list[Mutant], cands: list[Candidate], runner: Runner, km: KillMatrix,
+                 probe: int = 8) -> None:
+    """Mutants as stdin/stdout programs, with a tight time limit. Every mutant first runs on a few
+    probe inputs; one that times out there already (it loops) is not run on the rest."""
+    slowest = max((c.gold_time_s for c in cands), default=0.0)
+    t = min(problem.limits.time_s, max(0.5, 20 * slowest))
+    lim = problem.limits.model_copy(update={"time_s": t, "wall_time_s": 2 * t + 0.2})
+    inputs = [c.stdin or "" for c in cands]
+    expected = [c.expected_stdout for c in cands]
+
+    def run(idx: list[int], mut: list[int]) -> list:
+        return run_stdio(runner, [StdioProgram("python", ms[m].code) for m in mut], [inputs[i] for i in idx], lim,
+                         expected=[expected[i] for i in idx], compare=problem.compare, float_tol=problem.float_tol)
+
+    first = list(range(min(probe, len(cands))))
+    rest = list(range(len(first), len(cands)))
+    loopers: set[int] = set()
+    for mi, res in zip(range(len(ms)), run(first, list(range(len(ms))))):
+        _record(km, mi, res, first)
+        if sum(1 for x in res.tests if x.verdict == Verdict.TLE) >= 2:
+            loopers.add(mi)
+    live = [m for m in range(len(ms)) if m not in loopers]
+    if rest and live:
+        for mi, res in zip(live, run(rest, live)):
+            _record(km, mi, res, rest)
+
+
+def _record(km: KillMatrix, mi: int, res: object, idx: list[int]) -> None:
+    if getattr(res, "verdict", None) == Verdict.CE:
+        return  # a mutant that does not compile tells nothing about the tests
+    for k, t in enumerate(getattr(res, "tests", [])[: len(idx)]):
+        if t.verdict not in (Verdict.AC, Verdict.SE, Verdict.SKIPPED):
+            km.kills[idx[k]].add(mi)
 
 
 def _tiebreak(c: Candidate) -> tuple[int, int]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from sandbox.compare import compare_output, values_equal
-from sandbox.models import CheckerCompare, Limits, RunRequest, RunResult, TestCase, Verdict
+from sandbox.models import Limits, RunRequest, RunResult, TestCase, Verdict
 
 from .candidates import Candidate
 from .execute import FnProgram, StdioProgram, call_function, run_stdio
@@ -60,13 +60,6 @@ def _finite(v: Any) -> bool:
     return True
 
 
-def _json_roundtrip_ok(v: Any) -> bool:
-    try:
-        return json.loads(json.dumps(v)) == v or True
-    except (TypeError, ValueError):
-        return False
-
-
 # ---------------------------------------------------------------- function-call problems
 
 
@@ -100,8 +93,12 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     for p, g in enumerate(golds):
         row = res[p]
         load = next((r for r in row if r.status == "LOAD"), None)
-        bad_seed = next((i for i, exp in expected_of_seed.items()
-                         if not (row[i].ok and values_equal(row[i].value, exp, problem.float_tol))), None)
+        # the statement's own examples are valid inputs: a gold must run cleanly on all of them,
+        # and return the expected value where the example gives one
+        bad_seed = next((i for i, _ in seeds_with_expected if not row[i].ok), None)
+        if bad_seed is None:
+            bad_seed = next((i for i, exp in expected_of_seed.items()
+                             if not values_equal(row[i].value, exp, problem.float_tol)), None)
         if load is not None:
             rep_by_gold[p].status, rep_by_gold[p].reason = "broken", f"does not load: {load.error}"
         elif bad_seed is not None:
@@ -116,9 +113,11 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         return out
     out.usable_gold = [golds[p] for p in usable]
     limit = problem.limits.time_s
+    valid, notes = _validator_verdicts(problem, [json.dumps(a) for a in inputs], runner)
+    out.notes += notes
     for i, c in enumerate(cands):
         rows = [res[p][i] for p in usable]
-        reason = _fn_drop_reason(rows, limit / slack, problem.float_tol)
+        reason = _fn_drop_reason(rows, limit / slack, problem.float_tol) or (None if valid[i] else "validator_rejects")
         if reason:
             out.dropped[reason] += 1
             continue
@@ -174,13 +173,14 @@ def confirm_function_suite(problem: Problem, golds: list[Program], tests: list[C
 
 
 def _validator_verdicts(problem: Problem, inputs: list[str], runner: Runner) -> tuple[list[bool], list[str]]:
-    """Whether every usable input validator accepts each input. Validators that reject the
-    seed examples are ignored (they usually need flags we do not have) and noted."""
+    """Whether every usable input validator accepts each input (function-call inputs are given to
+    validators as the JSON array of arguments). Validators that reject the seed examples are
+    ignored (they usually need flags we do not have) and noted."""
     accept = [True] * len(inputs)
     notes: list[str] = []
     if not problem.validators or not inputs:
         return accept, notes
-    seeds = [t["stdin"] for t in problem.seeds]
+    seeds = [json.dumps(t["args"]) if problem.is_function else t["stdin"] for t in problem.seeds]
     lim = Limits(time_s=10, memory_mb=1024)
     reqs = [RunRequest(language=v.language, code=v.code, limits=lim,
                        tests=[TestCase(stdin=s) for s in seeds + inputs]) for v in problem.validators]
@@ -257,7 +257,6 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
         return out
     out.usable_gold = [golds[p] for p in usable]
     ref = r1[usable[0]]
-    agree = [True] * len(inputs)
     reasons: list[Optional[str]] = [None] * len(inputs)
     slow = limits.time_s / slack
     for p in usable:
@@ -298,5 +297,4 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
         c.expected_stdout = expected[i]
         c.gold_time_s = max(r1[p].tests[i].time_s for p in usable)
         out.kept.append(c)
-    del agree
     return out

@@ -1,0 +1,359 @@
+"""LLM-written generators, validator and checker, with typed feedback and bounded repair.
+
+When an OpenAI-compatible endpoint is configured (``--llm-url``), we ask it for:
+
+* an input validator: reads one input on stdin, exits 0 when it satisfies the statement;
+* generator programs, a "regular" and a "corner" family: each reads an integer seed on
+  stdin and prints one test input;
+* a checker, for stdin/stdout problems whose answers are not unique (the statement says
+  so, or the gold solutions disagree on the LLM's own inputs).
+
+Every program the LLM writes runs ONLY in the sandbox, through the runner. When it fails
+we send back a typed error and ask for a fix, at most ``rounds`` times:
+
+* ``format``: the output is not a valid input (bad JSON, wrong arity, empty, all the same);
+* ``crash``: the program exited non-zero (its stderr is quoted);
+* ``timeout``: it ran out of time;
+* ``disagreement``: the validator rejects the seed examples, or rejects generated inputs,
+  or the gold solutions disagree on them, or the checker rejects a gold output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from sandbox.models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, Verdict
+
+from .candidates import Candidate
+from .problem import InputValidator, Problem
+from .runner import Runner
+
+GEN_LIMITS = Limits(time_s=5, memory_mb=512, output_kb=8192)
+PER_FAMILY = 20
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
+_NOT_UNIQUE = re.compile(r"any (?:one )?of them|if there are (?:several|multiple)|any valid|in any order|"
+                         r"any (?:such|correct) (?:answer|solution)", re.I)
+
+
+@dataclass
+class LLMConfig:
+    url: str
+    model: str = "gpt-4o-mini"
+    api_key: Optional[str] = None
+    rounds: int = 2
+    timeout_s: float = 120.0
+    temperature: float = 0.2
+    per_family: int = PER_FAMILY
+
+    @property
+    def endpoint(self) -> str:
+        u = self.url.rstrip("/")
+        return u if u.endswith("/chat/completions") else u + "/chat/completions"
+
+
+class LLMError(Exception):
+    """The endpoint did not answer usefully (transport, status, shape)."""
+
+
+@dataclass
+class Conversation:
+    cfg: LLMConfig
+    messages: list[dict[str, str]] = field(default_factory=list)
+    requests: int = 0
+
+    def ask(self, content: str) -> str:
+        import httpx
+
+        self.messages.append({"role": "user", "content": content})
+        headers = {"Authorization": f"Bearer {self.cfg.api_key}"} if self.cfg.api_key else {}
+        body = {"model": self.cfg.model, "messages": self.messages, "temperature": self.cfg.temperature}
+        self.requests += 1
+        try:
+            r = httpx.post(self.cfg.endpoint, json=body, headers=headers, timeout=self.cfg.timeout_s)
+        except httpx.HTTPError as e:
+            raise LLMError(f"request failed: {type(e).__name__}: {e}") from None
+        if r.status_code != 200:
+            raise LLMError(f"HTTP {r.status_code}: {r.text[:300]}")
+        try:
+            text = r.json()["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise LLMError(f"unexpected response shape: {r.text[:300]}") from None
+        if not isinstance(text, str):
+            raise LLMError("the response has no text content")
+        self.messages.append({"role": "assistant", "content": text})
+        return text
+
+
+def extract_code(text: str) -> Optional[str]:
+    """The last fenced code block (python preferred), else the text itself when it parses."""
+    blocks = _FENCE.findall(text)
+    py = [b for lang, b in blocks if lang.lower() in ("python", "py", "python3")]
+    if py:
+        return py[-1]
+    if blocks:
+        return blocks[-1][1]
+    try:
+        compile(text, "<llm>", "exec")
+        return text
+    except SyntaxError:
+        return None
+
+
+def _describe(problem: Problem) -> str:
+    lines = [f"Problem statement:\n{problem.statement.strip()[:6000]}\n"]
+    if problem.is_function:
+        lines.append(f"Solutions are Python functions named `{problem.entry_point}`; a test input is the JSON array "
+                     "of its positional arguments.")
+        for s in problem.seeds[:3]:
+            lines.append(f"Example input: {json.dumps(s['args'])[:500]}")
+    else:
+        lines.append("Solutions read standard input and write standard output; a test input is the full stdin text.")
+        for s in problem.seeds[:3]:
+            lines.append(f"Example input:\n```\n{s['stdin'][:1500]}```")
+    return "\n".join(lines)
+
+
+def _input_of(c: Candidate) -> str:
+    return json.dumps(c.args) if c.args is not None else (c.stdin or "")
+
+
+def _first_failure(res: RunResult) -> Optional[tuple[str, str]]:
+    """(error type, detail) of the first failed test of an LLM-written program, or None."""
+    if res.verdict == Verdict.CE:
+        return "crash", "it does not compile: " + (res.compile.stderr[-800:] if res.compile else "")
+    for t in res.tests:
+        if t.verdict == Verdict.TLE:
+            return "timeout", f"it ran longer than {GEN_LIMITS.time_s} s"
+        if t.verdict in (Verdict.RE, Verdict.MLE, Verdict.OLE):
+            return "crash", f"{t.verdict.value} (exit {t.exit_code}): {t.stderr[-800:]}"
+        if t.verdict == Verdict.SE:
+            return "sandbox", t.message or "sandbox error"
+    return None
+
+
+def _run_program(runner: Runner, code: str, stdins: list[str]) -> RunResult:
+    req = RunRequest(language="python", code=code, tests=[TestCase(stdin=s) for s in stdins], limits=GEN_LIMITS)
+    out = runner.run_many([req])[0]
+    if isinstance(out, RunResult):
+        return out
+    raise LLMError(f"sandbox could not run the program: {out}")
+
+
+# ---------------------------------------------------------------- validator
+
+
+def _validator(problem: Problem, runner: Runner, cfg: LLMConfig, st: dict[str, Any]) -> Optional[InputValidator]:
+    seeds = [json.dumps(s["args"]) if problem.is_function else s["stdin"] for s in problem.seeds]
+    conv = Conversation(cfg)
+    prompt = (_describe(problem) + "\n\nWrite a Python 3 program that reads ONE test input from stdin and checks "
+              "every constraint the statement states about inputs. Exit with status 0 when the input is valid and "
+              "status 1 when it is not. Print nothing else. Answer with one ```python block.")
+    try:
+        text = conv.ask(prompt)
+        for rnd in range(cfg.rounds + 1):
+            code = extract_code(text)
+            if code is None:
+                err: tuple[str, str] = ("format", "no ```python code block in your answer")
+            else:
+                res = _run_program(runner, code, seeds or [""])
+                bad = [i for i, t in enumerate(res.tests) if t.exit_code != 0]
+                fail = _first_failure(res) if res.verdict in (Verdict.CE, Verdict.SE) else None
+                tle = next((t for t in res.tests if t.verdict == Verdict.TLE), None)
+                if fail:
+                    err = fail
+                elif tle is not None:
+                    err = ("timeout", f"the validator ran longer than {GEN_LIMITS.time_s} s")
+                elif bad:
+                    i = bad[0]
+                    err = ("disagreement", f"the validator rejects the statement's own example input #{i} "
+                                           f"(exit {res.tests[i].exit_code}): {res.tests[i].stderr[-300:]}\n"
+                                           f"Input:\n{seeds[i][:800] if seeds else ''}")
+                else:
+                    st["validator"] = {"status": "ok", "rounds": rnd}
+                    return InputValidator(language="python", code=code, accept_exit=0, name="llm-validator")
+            st["errors"].append({"program": "validator", "round": rnd, "type": err[0], "detail": err[1][:300]})
+            if rnd == cfg.rounds:
+                break
+            text = conv.ask(f"Error ({err[0]}): {err[1]}\nFix the program. Answer with one ```python block.")
+    except LLMError as e:
+        st["errors"].append({"program": "validator", "type": "llm", "detail": str(e)[:300]})
+    finally:
+        st["requests"] += conv.requests
+    st["validator"] = {"status": "failed"}
+    return None
+
+
+# ---------------------------------------------------------------- generators
+
+
+def _parse_inputs(problem: Problem, res: RunResult) -> tuple[list[Candidate], Optional[tuple[str, str]]]:
+    cands: list[Candidate] = []
+    arity = len(problem.seeds[0]["args"]) if problem.is_function and problem.seeds else None
+    for k, t in enumerate(res.tests):
+        if problem.is_function:
+            try:
+                args = json.loads(t.stdout)
+            except ValueError:
+                return [], ("format", f"seed {k}: the output is not JSON: {t.stdout[:200]!r}")
+            if not isinstance(args, list):
+                return [], ("format", f"seed {k}: print a JSON array of the arguments, got {t.stdout[:200]!r}")
+            if arity is not None and len(args) != arity:
+                return [], ("format", f"seed {k}: {len(args)} arguments, the function takes {arity}")
+            cands.append(Candidate("", args=args))
+        else:
+            cands.append(Candidate("", stdin=t.stdout if t.stdout.endswith("\n") or not t.stdout else t.stdout + "\n"))
+    if len({_input_of(c) for c in cands}) <= 1 and len(cands) > 1:
+        return [], ("format", "every seed printed the same input; use the seed to vary the input")
+    return cands, None
+
+
+def _gold_disagreement(problem: Problem, runner: Runner, cands: list[Candidate], count_disagree: bool = True
+                       ) -> float:
+    """Share of inputs on which gold solutions crash, time out or (optionally) disagree: the same
+    rules as validation. Disagreement is not counted where answers need not be unique."""
+    from .validate import validate_function, validate_stdio
+
+    probe = [Candidate("probe", args=c.args, stdin=c.stdin) for c in cands]
+    val = (validate_function if problem.is_function else validate_stdio)(problem, probe, runner)
+    if val.error:
+        return 1.0
+    bad = sum(n for why, n in val.dropped.items() if count_disagree or why != "gold_disagree")
+    return bad / max(1, len(probe))
+
+
+def _generator(problem: Problem, runner: Runner, cfg: LLMConfig, family: str, validator: Optional[InputValidator],
+               st: dict[str, Any]) -> list[Candidate]:
+    what = ("typical inputs of varied sizes drawn from the whole range the statement allows" if family == "regular"
+            else "corner cases: smallest and largest allowed sizes and values, equal elements, sorted and reverse "
+                 "sorted data, and other inputs where a careless solution would fail")
+    fmt = "the JSON array of the function's arguments on one line" if problem.is_function else \
+        "exactly the text of one test input, as the program reads it from stdin"
+    conv = Conversation(cfg)
+    prompt = (_describe(problem) + f"\n\nWrite a Python 3 generator program. It reads one integer seed from stdin "
+              f"and prints ONE valid test input: {fmt}. Different seeds must give different inputs. Generate {what}. "
+              "Every input must satisfy all constraints of the statement. Use only the standard library and "
+              "random.Random(seed). Answer with one ```python block.")
+    stdins = [f"{k}\n" for k in range(cfg.per_family)]
+    rec: dict[str, Any] = {"status": "failed", "rounds": 0, "inputs": 0}
+    st["generators"][family] = rec
+    try:
+        text = conv.ask(prompt)
+        for rnd in range(cfg.rounds + 1):
+            rec["rounds"] = rnd
+            code = extract_code(text)
+            err: Optional[tuple[str, str]] = None
+            cands: list[Candidate] = []
+            if code is None:
+                err = ("format", "no ```python code block in your answer")
+            else:
+                res = _run_program(runner, code, stdins)
+                err = _first_failure(res)
+                if err is None:
+                    cands, err = _parse_inputs(problem, res)
+                if err is None and validator is not None:
+                    vres = _run_program(runner, validator.code, [_input_of(c) for c in cands])
+                    rej = [i for i, t in enumerate(vres.tests) if t.exit_code != validator.accept_exit]
+                    if len(rej) > len(cands) // 4:
+                        err = ("disagreement", f"the input validator rejects {len(rej)} of {len(cands)} inputs, "
+                                               f"e.g. {_input_of(cands[rej[0]])[:300]!r}")
+                if err is None:
+                    share = _gold_disagreement(problem, runner, cands, count_disagree=problem.has_checker or
+                                               not _NOT_UNIQUE.search(problem.statement))
+                    if share > 0.5:
+                        err = ("disagreement", f"the reference solutions crash or disagree on {share:.0%} of your "
+                                               "inputs, so they are probably outside the constraints")
+            if err is None:
+                for c in cands:
+                    c.family = f"llm-{family}"
+                rec.update(status="ok", inputs=len(cands))
+                return cands
+            st["errors"].append({"program": f"generator-{family}", "round": rnd, "type": err[0],
+                                 "detail": err[1][:300]})
+            if rnd == cfg.rounds:
+                break
+            text = conv.ask(f"Error ({err[0]}): {err[1]}\nFix the program. Answer with one ```python block.")
+    except LLMError as e:
+        st["errors"].append({"program": f"generator-{family}", "type": "llm", "detail": str(e)[:300]})
+    finally:
+        st["requests"] += conv.requests
+    return []
+
+
+# ---------------------------------------------------------------- checker
+
+
+def _needs_checker(problem: Problem, runner: Runner, cands: list[Candidate]) -> bool:
+    if problem.is_function or problem.has_checker:
+        return False
+    if _NOT_UNIQUE.search(problem.statement):
+        return True
+    return bool(cands) and _gold_disagreement(problem, runner, cands[:10]) > 0.2 and len(problem.gold) > 1
+
+
+def _checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candidate], st: dict[str, Any]) -> None:
+    from .execute import StdioProgram, run_stdio
+
+    inputs = [s["stdin"] for s in problem.seeds] + [c.stdin or "" for c in cands[:5]]
+    if not inputs:
+        return
+    outs = run_stdio(runner, [StdioProgram(g.language, g.code) for g in problem.gold], inputs, problem.limits)
+    ref = [t.stdout for t in outs[0].tests]
+    conv = Conversation(cfg)
+    prompt = (_describe(problem) + "\n\nThis problem can have several correct outputs. Write a Python 3 checker: "
+              "it is run as `checker input.txt output.txt answer.txt` (the test input, the contestant's output, a "
+              "reference answer) and exits 0 when the contestant's output is correct, 1 when it is wrong. "
+              "Answer with one ```python block.")
+    st["checker"] = {"status": "failed"}
+    try:
+        text = conv.ask(prompt)
+        for rnd in range(cfg.rounds + 1):
+            code = extract_code(text)
+            err: Optional[tuple[str, str]] = None
+            if code is None:
+                err = ("format", "no ```python code block in your answer")
+            else:
+                compare = CheckerCompare(checker=Checker(language="python", code=code, protocol="testlib"))
+                judged = run_stdio(runner, [StdioProgram(g.language, g.code) for g in problem.gold], inputs,
+                                   problem.limits, expected=list(ref), compare=compare, float_tol=problem.float_tol)
+                for res in judged:
+                    bad = next((i for i, t in enumerate(res.tests) if t.verdict != Verdict.AC), None)
+                    if bad is not None:
+                        t = res.tests[bad]
+                        kind = "crash" if t.verdict == Verdict.SE else "disagreement"
+                        err = (kind, f"on input {inputs[bad][:300]!r} the checker rejects the correct output "
+                                     f"{t.stdout[:300]!r} ({t.message or t.verdict.value})")
+                        break
+                if err is None:
+                    empty = RunRequest(language="python", code="pass", tests=[TestCase(stdin=inputs[0],
+                                       expected_stdout=ref[0])], compare=compare, limits=GEN_LIMITS)
+                    o = runner.run_many([empty])[0]
+                    if isinstance(o, RunResult) and o.verdict == Verdict.AC and ref[0].strip():
+                        err = ("format", "the checker accepts an empty output")
+            if err is None:
+                problem.compare = compare
+                st["checker"] = {"status": "ok", "rounds": rnd}
+                return
+            st["errors"].append({"program": "checker", "round": rnd, "type": err[0], "detail": err[1][:300]})
+            if rnd == cfg.rounds:
+                break
+            text = conv.ask(f"Error ({err[0]}): {err[1]}\nFix the program. Answer with one ```python block.")
+    except LLMError as e:
+        st["errors"].append({"program": "checker", "type": "llm", "detail": str(e)[:300]})
+    finally:
+        st["requests"] += conv.requests
+
+
+def llm_candidates(problem: Problem, runner: Runner, cfg: LLMConfig, seed: int = 0
+                   ) -> tuple[list[Candidate], dict[str, Any], Optional[InputValidator]]:
+    """Inputs from LLM-written generators, the stats of the exchange, and the validator (if one passed)."""
+    st: dict[str, Any] = {"requests": 0, "errors": [], "generators": {}, "model": cfg.model}
+    validator = _validator(problem, runner, cfg, st)
+    cands: list[Candidate] = []
+    for family in ("regular", "corner"):
+        cands += _generator(problem, runner, cfg, family, validator, st)
+    if _needs_checker(problem, runner, cands):
+        _checker(problem, runner, cfg, cands, st)
+    return cands, st, validator

@@ -1,0 +1,265 @@
+"""testgen without the sandbox: input models, generator families, constraints, mutants,
+selection, the harness stream format, problem loading."""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+
+import pytest
+
+from testgen.candidates import Candidate, dedupe
+from testgen.constraints import extract
+from testgen.fmodel import FunctionModel, IntSpec, ListSpec, StrSpec
+from testgen.generators import Budget, generate
+from testgen.harness import SENTINEL, parse_stream
+from testgen.mutants import mutants
+from testgen.problem import ProblemError, inline_includes, load_problem
+from testgen.selection import greedy_cover
+from testgen.smodel import StdioModel
+
+LIST_SEEDS = [[[3, 1, 2], 5], [[5, 9, 7, 1], 8], [[10], 12]]
+
+
+def fam(cands: list[Candidate], name: str) -> list[list]:
+    return [c.args for c in cands if c.family == name]
+
+
+def gen(seeds, statement="", seed=0, pid="p"):
+    m = FunctionModel.infer(seeds, statement)
+    return m, generate("function", m, [{"args": s} for s in seeds], seed, pid)
+
+
+# ------------------------------------------------------------------ function input model
+
+
+def test_infers_types_and_ranges_from_seed_args():
+    m = FunctionModel.infer([[[1.5, 2.0], "ab", 3, True], [[0.25], "xyz", 7, False]])
+    kinds = [type(s).__name__ for s in m.specs]
+    assert kinds == ["ListSpec", "StrSpec", "IntSpec", "BoolSpec"]
+    ints = m.specs[2]
+    assert isinstance(ints, IntSpec) and ints.lo == 1 and ints.hi >= 14  # positive seeds: no zero or negatives
+    s = m.specs[1]
+    assert isinstance(s, StrSpec) and set("abxyz") <= set(s.alphabet)
+
+
+def test_statement_words_narrow_the_domain():
+    m = FunctionModel.infer([[3], [8]], "Given a non-negative integer n")
+    assert m.specs[0].lo == 0
+    m = FunctionModel.infer([[3], [8]], "n may be negative")
+    assert m.specs[0].lo < 0
+
+
+def test_nested_lists_and_dicts_are_modelled():
+    m = FunctionModel.infer([[[[1, 2], [3]], {"a": 1}], [[[4]], {"b": 2, "c": 3}]])
+    outer = m.specs[0]
+    assert isinstance(outer, ListSpec) and isinstance(outer.elem, ListSpec)
+    _, cands = gen([[[[1, 2], [3]], {"a": 1}], [[[4]], {"b": 2, "c": 3}]])
+    for c in cands:
+        assert isinstance(c.args[0], list) and all(isinstance(x, list) for x in c.args[0])
+        assert isinstance(c.args[1], dict)
+
+
+def test_regular_family_is_typed_and_in_range():
+    m, cands = gen(LIST_SEEDS)
+    regular = fam(cands, "regular")
+    assert len(regular) >= 20
+    for a in regular:
+        assert isinstance(a[0], list) and all(isinstance(x, int) for x in a[0])
+        assert isinstance(a[1], int) and m.specs[1].lo <= a[1] <= m.specs[1].hi
+
+
+def test_boundary_family_has_min_max_zero_one_and_length_one():
+    m, cands = gen(LIST_SEEDS)
+    b = fam(cands, "boundary")
+    ints = m.specs[1]
+    seconds = {a[1] for a in b}
+    assert {ints.lo, ints.hi} <= seconds
+    assert any(len(a[0]) == 1 for a in b)  # length 1
+    m2, c2 = gen([[[], 0], [[1, 2], 3]])  # seeds show an empty list and a zero
+    b2 = fam(c2, "boundary")
+    assert any(a[0] == [] for a in b2) and any(a[1] == 0 for a in b2)
+
+
+def test_special_family_has_sorted_reversed_equal_and_powers_of_two():
+    _, cands = gen(LIST_SEEDS)
+    sp = [a[0] for a in fam(cands, "special")]
+    assert any(len(x) > 2 and x == sorted(x) for x in sp)
+    assert any(len(x) > 2 and x == sorted(x, reverse=True) and x != sorted(x) for x in sp)
+    assert any(len(x) > 2 and len(set(x)) == 1 for x in sp)
+    ints = [a[1] for a in fam(cands, "special")]
+    assert any(v > 2 and v & (v - 1) == 0 for v in ints)
+
+
+def test_stress_family_is_big():
+    _, cands = gen(LIST_SEEDS)
+    st = fam(cands, "stress")
+    assert st and max(len(a[0]) for a in st) >= 250
+    _, c2 = gen([["abc"], ["hello"]])
+    assert max(len(a[0]) for a in fam(c2, "stress")) >= 250
+
+
+def test_mutation_family_keeps_types_and_stays_near_seeds():
+    seeds = [["(()()) ((()))"], ["() (())"]]
+    _, cands = gen(seeds)
+    mu = fam(cands, "mutation")
+    assert len(mu) >= 50
+    assert all(isinstance(a[0], str) and set(a[0]) <= set("() ") for a in mu)
+    _, c2 = gen(LIST_SEEDS)
+    for a in fam(c2, "mutation"):
+        assert isinstance(a[0], list) and all(type(x) is int for x in a[0]) and type(a[1]) is int
+
+
+def test_widen_family_steps_outside_the_seen_domain():
+    _, cands = gen([[[1, 2, 3]], [[4, 5]]])
+    w = [a[0] for a in fam(cands, "widen")]
+    assert [] in w  # seeds were never empty
+    assert any(any(x < 0 for x in v) for v in w)  # seeds were never negative
+
+
+def test_generation_is_deterministic_under_a_seed():
+    a = [c.key for c in gen(LIST_SEEDS, seed=7)[1]]
+    b = [c.key for c in gen(LIST_SEEDS, seed=7)[1]]
+    c = [c.key for c in gen(LIST_SEEDS, seed=8)[1]]
+    assert a == b and a != c
+
+
+def test_invariants_from_seeds_are_kept():
+    # equal lengths in every seed, and k is an index into the list
+    m, cands = gen([["0101", "1100", 2], ["11", "10", 1], ["000", "111", 3]])
+    assert m.invariants.same_len == [[0, 1]]
+    assert (2, 0) in m.invariants.index_of
+    for c in cands:
+        if c.family != "seed":
+            assert len(c.args[0]) == len(c.args[1])
+            assert 0 <= c.args[2] <= len(c.args[0])
+
+
+def test_dedupe_keeps_first_and_counts():
+    cs = [Candidate("seed", args=[1]), Candidate("regular", args=[1]), Candidate("regular", args=[True]),
+          Candidate("regular", args=[1.0])]
+    out, dropped = dedupe(cs)
+    assert [c.family for c in out] == ["seed", "regular", "regular"] and dropped == 1
+
+
+# ------------------------------------------------------------------ stdio input model
+
+
+def test_stdio_counted_rows_with_statement_bounds():
+    st = r"The first line contains an integer $N$ ($1 \le N \le 10$). Each word is at most 100 letters long."
+    m = StdioModel.infer(["3\nab\ncd\nef\n", "1\nxyz\n"], st)
+    assert m.shape == "counted" and (m.count_lo, m.count_hi) == (1, 10)
+    rng = random.Random(0)
+    for kind in ("regular", "boundary", "special", "stress", "mutation"):
+        for s in m.draw(kind, rng, 5):
+            lines = s.split("\n")[:-1]
+            assert int(lines[0]) == len(lines) - 1 and 1 <= len(lines) - 1 <= 10
+            assert all(w.isalpha() and len(w) <= 100 for w in lines[1:])
+    assert any(len(s.split("\n")) - 2 == 10 for s in m.draw("stress", rng, 2))
+
+
+def test_stdio_repeat_until_eof_reads_between_and_at_most():
+    st = ("The input consists of multiple test cases (at least $1$ and at most $40$), one per line. Each test "
+          "case consists of a pair of integers, between $0$ and $10^{15}$ (inclusive).")
+    m = StdioModel.infer(["10 12\n71293781758123 72784\n1 12345677654321\n"], st)
+    assert m.shape == "repeat" and m.count_hi == 40
+    assert m.row[0].hi == 10**15 and m.row[0].lo == 0
+    big = m.draw("stress", random.Random(1), 1)[0]
+    assert len(big.splitlines()) == 40
+
+
+def test_stdio_list_fixed_empty_and_fallback():
+    m = StdioModel.infer(["3\n1 2 3\n", "2\n5 6\n"])
+    assert m.shape == "list"
+    for s in m.draw("regular", random.Random(0), 5):
+        head, body = s.split("\n")[:2]
+        assert int(head) == len(body.split())
+    assert StdioModel.infer(["5 7\n", "1 2\n"]).shape == "fixed"
+    assert StdioModel.infer([""]).shape == "empty"
+    assert StdioModel.infer([], "There is no input for this problem.").draw("regular", random.Random(0), 3) == [""]
+    tok = StdioModel.infer(["2\n1 2\nx\n", "1 a b\nq\n"])
+    assert tok.shape == "tokens" and tok.draw("regular", random.Random(0), 3) == []
+    assert tok.draw("mutation", random.Random(0), 3)
+
+
+def test_constraints_parse_common_latex_forms():
+    r = extract(r"$1 \le N \le 2 \cdot 10^5$, $-10^9 \leq a_i \leq 10^9$, between $0$ and $10^{15}$, at most $40$ lines")
+    by = {(x.name, x.lo, x.hi) for x in r}
+    assert ("N", 1, 200000) in by and ("a_i", -10**9, 10**9) in by and (None, 0, 10**15) in by
+    assert any(x.hi == 40 and x.is_count for x in r)
+
+
+# ------------------------------------------------------------------ mutants, selection, harness
+
+
+def test_mutants_are_distinct_single_edits_that_compile():
+    code = "def f(xs, k):\n    '''doc'''\n    s = 0\n    for x in xs:\n        if x > k:\n            s += x\n    return s\n"
+    ms = mutants(code, limit=30)
+    assert len(ms) >= 6 and len({m.code for m in ms}) == len(ms)
+    ops = {m.op for m in ms}
+    assert {"compare", "binop", "const"} <= ops
+    for m in ms:
+        ast.parse(m.code)
+        assert "'''doc'''" in m.code or '"""doc"""' in m.code or "'doc'" in m.code
+
+
+def test_greedy_cover_prefers_tests_that_kill_more_and_respects_the_cap():
+    cands = [Candidate("regular", args=[i]) for i in range(6)]
+    kills = [{0}, {0, 1, 2}, {3}, set(), {1}, {2, 3}]
+    chosen = greedy_cover(cands, kills, max_tests=3, multiplicity=1, fill=False)
+    assert chosen[0] == 1 and len(chosen) <= 3
+    covered = set().union(*(kills[i] for i in chosen))
+    assert covered == {0, 1, 2, 3}
+    full = greedy_cover(cands, kills, max_tests=5, multiplicity=1, fill=True)
+    assert len(full) == 5 and len(set(full)) == 5
+
+
+def test_harness_stream_parsing_survives_a_cut():
+    lines = [SENTINEL + json.dumps({"i": 0, "s": "OK", "v": [1, 2], "t": 0.01}),
+             "noise printed by the program",
+             SENTINEL + json.dumps({"i": 1, "s": "RE", "e": "ZeroDivisionError", "t": 0}),
+             SENTINEL + '{"i": 2, "s": "O']  # killed mid-line
+    got, load = parse_stream("\n".join(lines), 4)
+    assert load is None and got[0].ok and got[0].value == [1, 2]
+    assert got[1].status == "RE" and got[2] is None and got[3] is None
+    _, load = parse_stream(SENTINEL + json.dumps({"load": "SyntaxError: x"}), 2)
+    assert load and load.startswith("SyntaxError")
+
+
+# ------------------------------------------------------------------ problem files
+
+
+def test_loads_contract_humaneval_and_kattis_shapes():
+    p = load_problem({"id": "p1", "statement": "s", "io": "function", "entry_point": "f",
+                      "gold_solutions": [{"language": "python", "code": "def f(x):\n    return x\n"}],
+                      "base_tests": [{"args": [1], "expected": 1}], "atol": 1e-4})
+    assert p.is_function and p.seeds == [{"args": [1], "expected": 1}] and p.float_tol == 1e-4
+    k = load_problem({"id": "k", "io": "stdio", "statement": "",
+                      "gold_solutions": [{"language": "cpp", "files": {"a.cc": '#include "h.h"\nint main(){}'},
+                                          "main_file": "a.cc"}],
+                      "seed_tests": [{"stdin": "1\n", "expected_stdout": "1\n"}],
+                      "tests": [{"stdin": "secret\n", "expected_stdout": "x\n"}],
+                      "output_validation": {"type": "custom", "files": {
+                          "v/validate.cc": '#include "validate.h"\nint main(int c, char**v){return 42;}',
+                          "v/validate.h": "#pragma once\nint helper();"}},
+                      "limits": {"memory_mb": 512}})
+    assert k.seeds == [{"stdin": "1\n", "expected_stdout": "1\n"}]  # never the secret tests
+    assert k.has_checker and "int helper();" in k.compare.checker.code and k.compare.checker.protocol == "kattis"
+    assert k.limits.memory_mb == 512
+    assert load_problem({"id": "i", "io": "stdio", "interactive": True, "gold_solutions": []}).unsupported
+    with pytest.raises(ProblemError):
+        load_problem({"io": "stdio"})
+    with pytest.raises(ProblemError):
+        load_problem({"id": "x", "io": "function", "entry_point": "not valid"})
+
+
+def test_inline_includes_only_pastes_package_files():
+    src = '#include "a.h"\n#include <vector>\n#include "missing.h"\n'
+    out = inline_includes(src, {"dir/a.h": "int a;"})
+    assert "int a;" in out and "#include <vector>" in out and '#include "missing.h"' in out
+
+
+def test_budget_scales_every_family():
+    b = Budget().scaled(0.5)
+    assert b.mutation == 50 and b.regular == 20 and b.widen == 15
