@@ -162,9 +162,11 @@ class DockerBackend:
 
     def _sweep_pool(self, keep: set[str]) -> int:
         n = 0
-        for c in self.client.containers.list(all=True, filters={"label": f"{LABEL_POOL}={self.pool_id}"}):
-            if c.id not in keep:
-                _force_remove(c)
+        # The low-level listing: the high-level one inspects each container and trips over
+        # containers removed while it runs.
+        for c in self.client.api.containers(all=True, filters={"label": f"{LABEL_POOL}={self.pool_id}"}):
+            if c["Id"] not in keep:
+                self._force_remove(c["Id"])
                 n += 1
         return n
 
@@ -172,15 +174,21 @@ class DockerBackend:
         """Containers of backends that died without closing (same host, owner process gone)."""
         host = socket.gethostname()
         try:
-            stale = self.client.containers.list(all=True, filters={"label": f"{LABEL_BACKEND}=docker"})
+            stale = self.client.api.containers(all=True, filters={"label": f"{LABEL_BACKEND}=docker"})
         except Exception:
             return
         for c in stale:
-            owner = (c.labels or {}).get(LABEL_OWNER, "")
+            owner = (c.get("Labels") or {}).get(LABEL_OWNER, "")
             h, _, pid = owner.rpartition(":")
             if h == host and pid.isdigit() and not _pid_alive(int(pid)):
-                log.warning("removing stale sandbox container %s (owner %s is gone)", c.name, owner)
-                _force_remove(c)
+                log.warning("removing stale sandbox container %s (owner %s is gone)", c["Id"][:12], owner)
+                self._force_remove(c["Id"])
+
+    def _force_remove(self, cid: str) -> None:
+        try:
+            self.client.api.remove_container(cid, force=True, v=True)
+        except Exception as e:
+            log.debug("remove %s: %s", cid[:12], e)
 
     def _self_check(self) -> dict:
         """Ask a pool container what a program sees: uid, capabilities, no_new_privs, seccomp, network."""
@@ -353,13 +361,6 @@ class DockerBackend:
             self.client.close()
         except Exception:
             pass
-
-
-def _force_remove(c: Any) -> None:
-    try:
-        c.remove(force=True, v=True)
-    except Exception as e:
-        log.debug("remove %s: %s", getattr(c, "name", c), e)
 
 
 def _pid_alive(pid: int) -> bool:

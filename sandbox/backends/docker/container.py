@@ -159,7 +159,7 @@ class PoolContainer:
                 time.sleep(0.2)
 
     def alive(self) -> bool:
-        return self.stream is not None and not self.stream.closed
+        return self.stream is not None and not self.stream.peer_gone()
 
 
 def _bootstrap() -> str:

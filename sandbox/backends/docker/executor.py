@@ -473,7 +473,7 @@ class Executor:
             os._exit(127)
         os.close(stdin_fd), os.close(out_w), os.close(err_w), os.close(status_w)
         res = self._supervise(pid, lim, out_r, err_r, t0)
-        setup_error = js._drain_fd(status_r)
+        setup_error = _drain(status_r)
         os.close(status_r)
         if self._oom_kills() > oom_before:
             res["memory_exceeded"] = True
@@ -695,7 +695,7 @@ class Executor:
 
         pid = self._as_uid(helper, out_fd=w)
         os.close(w)
-        data = js._drain_fd(r)
+        data = _drain(r)
         os.close(r)
         _, status = os.waitpid(pid, 0)
         anomaly = None
@@ -797,6 +797,22 @@ def set_rlimits(lim: dict, gvisor: bool = False) -> None:
                 raise
 
 
+def _drain(fd: int) -> bytes:
+    """Everything until EOF (a list of big reads: joining 4 KiB pieces would be quadratic)."""
+    chunks = []
+    while True:
+        try:
+            c = os.read(fd, 1 << 20)
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+        if not c:
+            break
+        chunks.append(c)
+    return b"".join(chunks)
+
+
 def _rm_tree_root(path: str) -> None:
     """Remove a directory this (root) process wrote itself."""
     if not os.path.lexists(path):
@@ -825,6 +841,9 @@ def main() -> int:
     os.dup2(devnull, 0), os.dup2(devnull, 1)
     os.close(devnull)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # PID 1 ignores signals it has no handler for: without this, `docker stop` (and a
+    # dockerd shutting down) would wait its whole grace period for us.
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     msg = js.read_msg(rfd)
     if not msg or msg.get("op") != "init":
         return 2

@@ -106,8 +106,8 @@ class ContainerPool:
         deadline = time.monotonic() + timeout
         with self._cond:
             while len(self._idle) < n and time.monotonic() < deadline and not self._closed:
-                if self._failures_in_row >= 3 and not self._idle and not self._busy:
-                    break  # the engine keeps refusing: do not wait the whole time
+                if self._failures_in_row >= 3 and not self.stats["started"]:
+                    break  # never started one (no image, broken runtime): do not wait the whole time
                 self._cond.wait(min(1.0, max(0.0, deadline - time.monotonic())))
             return len(self._idle)
 

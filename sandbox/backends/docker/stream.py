@@ -11,6 +11,7 @@ stderr whatever the executor prints on a crash (kept for the error message).
 from __future__ import annotations
 
 import json
+import select
 import socket
 import struct
 import time
@@ -65,13 +66,14 @@ class AttachStream:
             self._fill(deadline)
 
     def _take_message(self) -> Optional[bytes]:
-        if len(self._out) < 4:
+        out = self._out
+        if len(out) < 4:
             return None
-        (n,) = struct.unpack(">I", self._out[:4])
-        if len(self._out) < 4 + n:
+        (n,) = struct.unpack_from(">I", out, 0)
+        if len(out) < 4 + n:
             return None
-        body = bytes(self._out[4:4 + n])
-        del self._out[:4 + n]
+        body = bytes(out[4:4 + n])
+        del out[:4 + n]
         return body
 
     def _fill(self, deadline: float) -> None:
@@ -82,7 +84,7 @@ class AttachStream:
             raise StreamTimeout("no reply from the container's executor in time")
         self.sock.settimeout(min(left, 5.0))
         try:
-            chunk = self.sock.recv(1 << 20)
+            chunk = self.sock.recv(4 << 20)
         except socket.timeout:
             return
         except OSError as e:
@@ -95,22 +97,46 @@ class AttachStream:
         self._demux()
 
     def _demux(self) -> None:
-        while len(self._raw) >= 8:
-            kind = self._raw[0]
-            (size,) = struct.unpack(">I", self._raw[4:8])
-            if len(self._raw) < 8 + size:
-                return
-            payload = self._raw[8:8 + size]
-            del self._raw[:8 + size]
+        raw = self._raw
+        pos = 0
+        while len(raw) - pos >= 8:
+            kind = raw[pos]
+            (size,) = struct.unpack_from(">I", raw, pos + 4)
+            if len(raw) - pos < 8 + size:
+                break
+            payload = raw[pos + 8:pos + 8 + size]
+            pos += 8 + size
             if kind == 1:
                 self._out += payload
             elif kind == 2:
                 self.stderr += payload
                 del self.stderr[:-self._stderr_keep]
+        del raw[:pos]  # once per read, not once per frame
 
     def _why(self) -> str:
         tail = bytes(self.stderr[-600:]).decode(errors="replace").strip()
         return "the container closed its stream" + (f" (stderr: {tail})" if tail else "")
+
+    def peer_gone(self) -> bool:
+        """Cheap check, between requests, that the container's end is still there."""
+        if self.closed:
+            return True
+        try:
+            r, _, _ = select.select([self.sock], [], [], 0)
+            if not r:
+                return False
+            data = self.sock.recv(1 << 16, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return False
+        except OSError:
+            self.closed = True
+            return True
+        if not data:
+            self.closed = True
+            return True
+        self._raw += data  # stray bytes (a late stderr line): keep them for the next reply
+        self._demux()
+        return False
 
     def close(self) -> None:
         self.closed = True

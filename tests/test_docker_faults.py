@@ -1,0 +1,216 @@
+"""Faults of the docker backend: every request gets a verdict or SE, none hangs, the pool
+heals, and no container, volume or temp dir is left behind.
+
+  - a pool container killed in the middle of a test: the test is retried on a fresh one;
+  - killed again during the retry: SE, and the next request runs normally;
+  - the pool full for longer than the acquire timeout: SE after that timeout, not a hang;
+  - dockerd restarted under load (only where scripts/docker-host.sh started it).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+from sandbox import Limits, RunRequest, Sandbox, SandboxConfig, TestCase, Verdict
+from sandbox.backends.base import ExecLimits, ExecSpec
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+IMAGE = os.environ.get("CODETEST_DOCKER_IMAGE", "codetest-runtime:latest")
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+HOST_SCRIPT = os.path.join(ROOT, "scripts", "docker-host.sh")
+PIDFILE = os.environ.get("CODETEST_DOCKERD_PIDFILE", "/var/run/codetest-dockerd.pid")
+LIM = ExecLimits(cpu_s=5, wall_s=10, memory_bytes=256 << 20, output_bytes=1 << 16, processes=32,
+                 file_size_bytes=1 << 20)
+
+
+@pytest.fixture(scope="module")
+def client():
+    docker = pytest.importorskip("docker")
+    try:
+        c = docker.from_env(timeout=10)
+        c.ping()
+        c.images.get(IMAGE)
+    except Exception as e:
+        pytest.skip(f"no Docker engine or no {IMAGE}: {e}")
+    yield c
+    c.close()
+
+
+def make_backend(runtime: str = "runc", **settings):
+    from sandbox.backends.docker import DockerBackend
+    from sandbox.backends.docker.settings import DockerSettings
+
+    cfg = SandboxConfig(backend="docker", slots=2, docker_runtime=runtime,
+                        state_dir=tempfile.mkdtemp(prefix="codetest-dkf-"))
+    s = DockerSettings.from_config(cfg)
+    for k, v in settings.items():
+        setattr(s, k, v)
+    return DockerBackend(cfg, settings=s)
+
+
+def pool_ids(client, b) -> list[str]:
+    return [c["Id"] for c in client.api.containers(all=True, filters={"label": f"codetest.pool={b.pool_id}"})]
+
+
+def volumes(client) -> set[str]:
+    return {v["Name"] for v in (client.api.volumes().get("Volumes") or [])}
+
+
+def sleeper(seconds: float) -> ExecSpec:
+    return ExecSpec(argv=["/usr/bin/python3", "-c", f"import time; time.sleep({seconds}); print('done')"], limits=LIM)
+
+
+def kill_busy_container(client, b, times: int, timeout: float = 20.0) -> list[str]:
+    """Kill the container serving a request as soon as one is busy, ``times`` times."""
+    killed: list[str] = []
+    deadline = time.monotonic() + timeout
+    while len(killed) < times and time.monotonic() < deadline:
+        with b.pool._cond:
+            busy = [c for c in b.pool._busy if c.id not in killed]
+        if busy:
+            time.sleep(0.3)  # let the program start
+            client.api.kill(busy[0].id)
+            killed.append(busy[0].id)
+        time.sleep(0.05)
+    return killed
+
+
+def test_container_killed_mid_test_is_retried_on_a_fresh_one(client):
+    vols = volumes(client)
+    b = make_backend()
+    try:
+        out = {}
+        t = threading.Thread(target=lambda: out.setdefault("r", b.execute(sleeper(1.5))))
+        t.start()
+        killed = kill_busy_container(client, b, 1)
+        t.join(60)
+        assert not t.is_alive(), "request hung after its container was killed"
+        assert len(killed) == 1
+        r = out["r"]
+        assert r.error is None and r.stdout == b"done\n", r
+        assert b.pool.stats["discarded"] >= 1
+        # The pool heals: back to full size, and the dead container is gone.
+        assert b.pool.wait_ready(2, 60) == 2
+        deadline = time.monotonic() + 20
+        while killed[0] in pool_ids(client, b) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert killed[0] not in pool_ids(client, b)
+    finally:
+        b.close()
+    assert pool_ids(client, b) == [] and volumes(client) == vols
+
+
+def test_container_killed_twice_gives_se_then_recovers(client):
+    b = make_backend()
+    try:
+        out = {}
+        t = threading.Thread(target=lambda: out.setdefault("r", b.execute(sleeper(2))))
+        t.start()
+        killed = kill_busy_container(client, b, 2)
+        t.join(60)
+        assert not t.is_alive() and len(killed) == 2
+        r = out["r"]
+        assert r.error and "failed twice" in r.error, r
+        ok = b.execute(ExecSpec(argv=["/bin/echo", "fine"], limits=LIM))
+        assert ok.error is None and ok.stdout == b"fine\n"
+    finally:
+        b.close()
+    assert pool_ids(client, b) == []
+
+
+def test_full_pool_queues_then_answers_everyone(client):
+    b = make_backend(acquire_timeout_s=60)
+    try:
+        results: list = [None] * 8
+        threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, b.execute(sleeper(0.3))))
+                   for i in range(len(results))]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert all(not t.is_alive() for t in threads)
+        assert all(r is not None and r.error is None and r.stdout == b"done\n" for r in results), results
+        assert time.monotonic() - t0 >= 4 * 0.3  # two containers: four rounds at least
+    finally:
+        b.close()
+
+
+def test_pool_busy_past_acquire_timeout_is_se_not_a_hang(client):
+    b = make_backend(acquire_timeout_s=1.5)
+    try:
+        hogs = [threading.Thread(target=b.execute, args=(sleeper(4),)) for _ in range(2)]
+        for t in hogs:
+            t.start()
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        r = b.execute(sleeper(0.1))
+        assert r.error and "no sandbox container available" in r.error
+        assert time.monotonic() - t0 < 5
+        for t in hogs:
+            t.join(30)
+    finally:
+        b.close()
+    assert pool_ids(client, b) == []
+
+
+def _dockerd_is_ours() -> bool:
+    return os.path.exists(PIDFILE) and os.access(HOST_SCRIPT, os.X_OK) and os.geteuid() == 0
+
+
+@pytest.mark.skipif(not _dockerd_is_ours(), reason="dockerd was not started by scripts/docker-host.sh "
+                                                      "(restarting someone else's engine is not a test's business)")
+def test_dockerd_restart_under_load(client):
+    vols = volumes(client)
+    state = tempfile.mkdtemp(prefix="codetest-dkr-")
+    cfg = SandboxConfig(backend="docker", slots=2, docker_runtime="runc", state_dir=state)
+    sb = Sandbox(cfg)
+    pool_id = sb.backend.pool_id
+    req = RunRequest(language="python", code="import time\ntime.sleep(0.3)\nprint(int(input()) + 1)\n",
+                     tests=[TestCase(stdin=f"{i}\n", expected_stdout=f"{i + 1}\n") for i in range(3)],
+                     limits=Limits(time_s=2, wall_time_s=5))
+    verdicts: list = []
+    stop = threading.Event()
+
+    def load() -> None:
+        while not stop.is_set():
+            res = sb.run(req)
+            verdicts.extend(t.verdict for t in res.tests)
+
+    workers = [threading.Thread(target=load, daemon=True) for _ in range(3)]
+    try:
+        for w in workers:
+            w.start()
+        time.sleep(2)
+        before = len(verdicts)
+        r = subprocess.run([HOST_SCRIPT, "restart"], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        # The pool heals by itself once the engine answers again.
+        assert sb.backend.pool.wait_ready(1, 90) >= 1, sb.backend.health()
+        time.sleep(2)
+        stop.set()
+        for w in workers:
+            w.join(120)
+        assert all(not w.is_alive() for w in workers), "a request hung across the engine restart"
+        assert before > 0 and len(verdicts) > before
+        assert set(verdicts) <= {Verdict.AC, Verdict.SE}, verdicts
+        assert verdicts[-1] == Verdict.AC
+        after = sb.run(RunRequest(language="python", code="print('back')",
+                                  tests=[TestCase(expected_stdout="back\n")]))
+        assert after.verdict == Verdict.AC
+    finally:
+        stop.set()
+        sb.close()
+    import docker
+
+    c2 = docker.from_env(timeout=10)
+    assert c2.api.containers(all=True, filters={"label": f"codetest.pool={pool_id}"}) == []
+    assert volumes(c2) == vols
+    assert not os.path.exists(os.path.join(state, "scratch"))
