@@ -171,7 +171,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     t.add_argument("--mutants", type=int, default=40, help="gold-solution mutants used for selection (default 40)")
     t.add_argument("--multiplicity", type=int, default=2, help="times each mutant must be exposed (default 2)")
     t.add_argument("--no-fill", action="store_true", help="stop at the mutant cover; do not fill up to --max-tests")
-    t.add_argument("--slack", type=float, default=5.0,
+    t.add_argument("--slack", type=float, default=10.0,
                    help="drop inputs on which a gold solution needs more than 1/SLACK of the time limit")
     t.add_argument("--budget-scale", type=float, default=1.0, help="scale the candidates each family proposes")
     t.add_argument("--seed", type=int, default=0, help="random seed (same seed, same suites)")

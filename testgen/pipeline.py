@@ -31,7 +31,7 @@ class Settings:
     mutants: int = 40
     multiplicity: int = 2
     fill: bool = True
-    slack: float = 5.0
+    slack: float = 10.0
     budget: Budget = field(default_factory=Budget)
     families: Optional[list[str]] = None
     llm: Any = None  # testgen.llm.LLMConfig, when an endpoint is configured
@@ -56,8 +56,9 @@ def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[
     out = copy.copy(rec)
     stats: dict[str, Any] = {"status": "ok", "reason": None, "settings": settings.to_json()}
     tests: list[dict[str, Any]] = []
+    extra: dict[str, Any] = {}
     try:
-        tests = _run(rec, runner, settings, stats)
+        tests = _run(rec, runner, settings, stats, extra)
     except ProblemError as e:
         stats["status"], stats["reason"] = "failed", str(e)
     except Exception as e:  # one problem's failure is recorded, never fatal
@@ -66,12 +67,14 @@ def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[
     if "tests" in rec:
         out["source_tests"] = rec["tests"]
     out["tests"] = tests
+    out.update(extra)
     stats["elapsed_s"] = round(time.monotonic() - t0, 2)
     out["testgen"] = stats
     return out
 
 
-def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any]) -> list[dict[str, Any]]:
+def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any], extra: dict[str, Any]
+         ) -> list[dict[str, Any]]:
     problem = load_problem(rec)
     stats["io"] = problem.io
     if problem.unsupported:
@@ -92,10 +95,18 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     if st.llm is not None:
         from .llm import llm_candidates
 
-        extra, llm_stats, validator = llm_candidates(problem, runner, st.llm, st.seed)
-        cands += extra
+        had_checker = problem.has_checker
+        more, llm_stats, validator = llm_candidates(problem, runner, st.llm, st.seed)
+        cands += more
         if validator is not None:
             problem.validators.append(validator)
+            extra["validators"] = list(rec.get("validators") or []) + [
+                {"language": validator.language, "code": validator.code, "accept_exit": validator.accept_exit,
+                 "name": validator.name}]
+        if problem.has_checker and not had_checker:
+            # the suite needs the LLM's checker to be judged: write it where judges look for one
+            ch = problem.compare.checker  # type: ignore[union-attr]
+            extra["checker"] = {"language": ch.language, "code": ch.code, "protocol": ch.protocol}
         stats["llm"] = llm_stats
     if not cands:
         raise ProblemError(model_error or "no candidate inputs could be generated")

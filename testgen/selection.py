@@ -66,10 +66,10 @@ def kill_matrix(problem: Problem, golds: list[Program], cands: list[Candidate], 
         # A mutant gets a tight per-call limit (it is a stand-in, not a submission) and gives up a
         # chunk after a few timeouts: mutants that loop forever would otherwise cost minutes.
         slowest = max((c.gold_time_s for c in cands), default=0.0)
-        tight = min(problem.limits.time_s, max(0.25, 20 * slowest))
+        tight = min(problem.limits.time_s, max(0.2, 4 * slowest + 0.05))
         res = call_function(runner, [FnProgram(m.code, problem.entry_point) for m in ms],
                             [c.args for c in cands], problem.limits, chunk=100, call_time_s=tight,
-                            max_timeouts=3)  # type: ignore[misc]
+                            max_timeouts=2)  # type: ignore[misc]
         for mi, row in enumerate(res):
             for ci, r in enumerate(row):
                 if r.status in ("SE", "SKIP", "LOST"):
@@ -86,7 +86,7 @@ def _stdio_kills(problem: Problem, ms: list[Mutant], cands: list[Candidate], run
     """Mutants as stdin/stdout programs, with a tight time limit. Every mutant first runs on a few
     probe inputs; one that times out there already (it loops) is not run on the rest."""
     slowest = max((c.gold_time_s for c in cands), default=0.0)
-    t = min(problem.limits.time_s, max(0.5, 20 * slowest))
+    t = min(problem.limits.time_s, max(0.5, 4 * slowest + 0.1))
     lim = problem.limits.model_copy(update={"time_s": t, "wall_time_s": 2 * t + 0.2})
     inputs = [c.stdin or "" for c in cands]
     expected = [c.expected_stdout for c in cands]

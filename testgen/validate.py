@@ -29,6 +29,7 @@ from .candidates import Candidate
 from .execute import FnProgram, StdioProgram, call_function, run_stdio
 from .harness import CallResult
 from .problem import Problem, Program
+from .values import canonical_key
 from .runner import Runner, failed_result
 
 
@@ -75,7 +76,7 @@ def _gold_fn_programs(problem: Problem) -> tuple[list[Program], list[GoldReport]
     return progs, reports
 
 
-def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 5.0) -> Validated:
+def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 10.0) -> Validated:
     assert problem.entry_point
     golds, reports = _gold_fn_programs(problem)
     out = Validated(kept=[], gold=reports)
@@ -83,9 +84,9 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         out.error = "no python gold solution for a function-call problem"
         return out
     inputs = [c.args for c in cands]  # type: ignore[misc]
+    seed_expected = {canonical_key(s["args"]): s["expected"] for s in problem.seeds if "expected" in s}
     seeds_with_expected = [(i, c) for i, c in enumerate(cands) if c.family == "seed"]
-    expected_of_seed = {i: problem.seeds[k].get("expected") for k, (i, _) in enumerate(seeds_with_expected)
-                        if k < len(problem.seeds) and "expected" in problem.seeds[k]}
+    expected_of_seed = {i: seed_expected[c.key] for i, c in seeds_with_expected if c.key in seed_expected}
     res = call_function(runner, [FnProgram(g.code, problem.entry_point) for g in golds], inputs, problem.limits)
     # broken gold: fails to load, or disagrees with a seed's expected value
     usable: list[int] = []
@@ -213,15 +214,16 @@ def _stdio_golds(problem: Problem, runner: Runner) -> tuple[list[Program], list[
     return progs, reports
 
 
-def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 5.0) -> Validated:
+def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 10.0) -> Validated:
     golds, reports = _stdio_golds(problem, runner)
     out = Validated(kept=[], gold=reports)
     if not golds:
         out.error = "no runnable gold solution"
         return out
     inputs = [c.stdin or "" for c in cands]
-    seed_idx = {i: problem.seeds[k] for k, i in enumerate(i for i, c in enumerate(cands) if c.family == "seed")
-                if k < len(problem.seeds)}
+    by_stdin = {s["stdin"]: s for s in problem.seeds}
+    seed_idx = {i: by_stdin[c.stdin or ""] for i, c in enumerate(cands)
+                if c.family == "seed" and (c.stdin or "") in by_stdin}
     limits = problem.limits
     # Round 1: every gold on every input, unjudged; outputs collected.
     r1 = run_stdio(runner, [StdioProgram(g.language, g.code) for g in golds], inputs, limits)
