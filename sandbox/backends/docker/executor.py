@@ -651,77 +651,23 @@ class Executor:
         _, status = os.waitpid(pid, 0)
         return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
-    def _kill_uid(self) -> None:
-        def killer():
-            me = os.getpid()
-            for _ in range(500):
+    def _kill_uid(self, rounds: int = 1000) -> bool:
+        """SIGKILL every live process of the program uid (CAP_KILL), until none is left.
+
+        No PID namespace inside a container: the uid is the group. A fork bomb refills the
+        list while it is being killed, so go round until a listing comes back empty.
+        """
+        for _ in range(rounds):
+            live = [p for p in uid_processes(self.uid) if not _is_zombie(p)]
+            if not live:
+                return True
+            for p in live:
                 try:
-                    os.kill(-1, signal.SIGKILL)  # every process of this uid but the caller
+                    os.kill(p, signal.SIGKILL)
                 except ProcessLookupError:
-                    return 0
-                # Zombies take the signal too (and wait for PID 1 to reap them): done when only they remain.
-                if not [p for p in uid_processes(self.uid) if p != me and not _is_zombie(p)]:
-                    return 0
-                time.sleep(0.001)
-            return 3
-        self._as_uid(killer)
-
-    def _cleanup(self, collect: bool) -> tuple[dict | None, str | None]:
-        """Kill the uid's processes, optionally read /work back, wipe every writable place."""
-        self._kill_uid()
-        r, w = os.pipe()
-        limit = self.work_limit
-
-        def helper():
-            os.close(r)
-            payload: dict = {}
-            if collect:
-                try:
-                    payload["files"] = read_tree(WORK, limit)
-                except (OSError, OverflowError) as e:
-                    payload["error"] = str(e)
-            for d in (WORK,) + SCRATCH:
-                _wipe(d)
-            try:
-                os.chmod(WORK, 0o755)
-            except OSError:
-                pass
-            payload["ipc_marks"], payload["ipc_ok"] = rm_sysv_ipc(self.uid, self.ipc_marks)
-            view = memoryview(json.dumps(payload).encode())
-            while view:
-                view = view[os.write(w, view):]
-            os.close(w)
-            return 0
-
-        pid = self._as_uid(helper, out_fd=w)
-        os.close(w)
-        data = _drain(r)
-        os.close(r)
-        _, status = os.waitpid(pid, 0)
-        anomaly = None
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
-            anomaly = f"cleanup helper failed (status {status})"
-        left = self._reap()
-        if left:
-            anomaly = f"{len(left)} process(es) of the program survived the kill"
-        try:
-            if os.listdir(WORK):
-                anomaly = "/work is not empty after cleanup"
-        except OSError as e:
-            anomaly = f"/work unreadable after cleanup: {e}"
-        try:
-            payload = json.loads(data or b"{}")
-        except ValueError:
-            payload = {"error": "cleanup report was garbled"}
-            anomaly = anomaly or "cleanup report was garbled"
-        self.ipc_marks = payload.get("ipc_marks", self.ipc_marks)
-        if payload.get("ipc_ok") is False:
-            anomaly = anomaly or "too many System V IPC ids to sweep"
-        files = None
-        if collect:
-            # A work directory too big to carry back is the program's doing, not an anomaly.
-            files = {"__error__": payload["error"]} if "error" in payload else payload.get("files", {})
-        return files, anomaly
+                    pass
+            time.sleep(0.0005)
+        return False
 
     def _reap(self, timeout: float = 2.0) -> list[int]:
         """Collect the zombies of killed processes (this is PID 1: orphans are ours).
@@ -741,7 +687,105 @@ class Executor:
             if not left or time.monotonic() > end:
                 return left
             self._kill_uid()
-            time.sleep(0.002)
+            time.sleep(0.001)
+
+    def _dirty(self) -> bool:
+        """Could the program have left anything behind? (No: skip the cleanup helper's fork.)"""
+        for d in (WORK,) + SCRATCH:
+            try:
+                if os.listdir(d):
+                    return True
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return True  # the program changed the mode of its /work: the helper fixes it
+        if os.path.exists("/proc/sysvipc/shm"):
+            for kind in ("shm", "sem", "msg"):
+                try:
+                    with open(f"/proc/sysvipc/{kind}") as f:
+                        rows = f.read().splitlines()[1:]
+                except OSError:
+                    return True
+                if rows:
+                    return True
+            return False
+        # gVisor: ids go up one by one; a probe right after the last one means none was made.
+        dirty = False
+        for kind in ("shm", "sem", "msg"):
+            top = _ipc_probe(kind)
+            if top < 0:
+                continue
+            _ipc_rm(kind, top)
+            last = self.ipc_marks.get(kind)
+            if last is None or top != last + 1:
+                dirty = True
+            self.ipc_marks[kind] = top
+        return dirty
+
+    def _cleanup(self, collect: bool) -> tuple[dict | None, str | None]:
+        """Kill the uid's processes; read /work back if asked; wipe every writable place.
+
+        The wiping runs in a helper that has become the program uid (root here has no
+        DAC_OVERRIDE, and must not need it); when nothing was left it is skipped.
+        """
+        anomaly = None
+        if not self._kill_uid():
+            anomaly = "the program's processes could not all be killed"
+        left = self._reap()
+        if left:
+            anomaly = f"{len(left)} process(es) of the program survived the kill"
+        if not collect and not self._dirty():
+            return None, anomaly
+        r, w = os.pipe()
+        limit = self.work_limit
+        marks = dict(self.ipc_marks)
+
+        def helper():
+            os.close(r)
+            payload: dict = {}
+            if collect:
+                try:
+                    payload["files"] = read_tree(WORK, limit)
+                except (OSError, OverflowError) as e:
+                    payload["error"] = str(e)
+            for d in (WORK,) + SCRATCH:
+                _wipe(d)
+            try:
+                os.chmod(WORK, 0o755)
+            except OSError:
+                pass
+            payload["ipc_marks"], payload["ipc_ok"] = rm_sysv_ipc(self.uid, marks)
+            view = memoryview(json.dumps(payload).encode())
+            while view:
+                view = view[os.write(w, view):]
+            os.close(w)
+            return 0
+
+        pid = self._as_uid(helper, out_fd=w)
+        os.close(w)
+        data = _drain(r)
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+            anomaly = anomaly or f"cleanup helper failed (status {status})"
+        try:
+            if os.listdir(WORK):
+                anomaly = anomaly or "/work is not empty after cleanup"
+        except OSError as e:
+            anomaly = anomaly or f"/work unreadable after cleanup: {e}"
+        try:
+            payload = json.loads(data or b"{}")
+        except ValueError:
+            payload = {"error": "cleanup report was garbled"}
+            anomaly = anomaly or "cleanup report was garbled"
+        self.ipc_marks = payload.get("ipc_marks", self.ipc_marks)
+        if payload.get("ipc_ok") is False:
+            anomaly = anomaly or "too many System V IPC ids to sweep"
+        files = None
+        if collect:
+            # A work directory too big to carry back is the program's doing, not an anomaly.
+            files = {"__error__": payload["error"]} if "error" in payload else payload.get("files", {})
+        return files, anomaly
 
     def _oom_kills(self) -> int:
         try:
