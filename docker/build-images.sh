@@ -35,8 +35,15 @@ timeout 1800 "$DOCKER" build --network host -q --build-arg BASE_IMAGE="$BASE_IMA
   -t "$RUNTIME_TAG" -f "$HERE/Dockerfile.runtime" "$HERE"
 
 if [ "$API" = 1 ]; then
+  # A wheelhouse of codetest and its dependencies, made with the host's pip (and its
+  # index or mirror), so the image build itself needs no package index.
+  PY="${PYTHON:-$ROOT/.venv/bin/python}"; [ -x "$PY" ] || PY=python3
+  rm -rf "$HERE/.wheels"; mkdir -p "$HERE/.wheels"
+  echo "build-images.sh: wheelhouse for codetest (pip wheel)" >&2
+  timeout 900 "$PY" -m pip wheel -q -w "$HERE/.wheels" "$ROOT"
   echo "build-images.sh: codetest-api:latest from $RUNTIME_TAG" >&2
   timeout 1800 "$DOCKER" build --network host -q --build-arg RUNTIME_IMAGE="$RUNTIME_TAG" \
-    -t codetest-api:latest -f "$HERE/Dockerfile.api" "$ROOT"
+    -t codetest-api:latest -f "$HERE/Dockerfile.api" "$HERE"
+  rm -rf "$HERE/.wheels"
 fi
 "$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep '^codetest-' >&2 || true

@@ -217,3 +217,28 @@ def test_sandbox_engine_on_docker_backend(client):
         assert res.verdict == Verdict.AC, res
     finally:
         sb.close()
+
+
+def test_containers_of_a_dead_owner_are_swept_at_start(client):
+    import subprocess
+
+    from sandbox.backends.docker.container import owner_label
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    where = owner_label().rsplit(":", 1)[0]
+    labels = {"codetest.backend": "docker", "codetest.pool": "stale", "codetest.owner": f"{where}:{gone.pid}"}
+    other = {**labels, "codetest.owner": f"elsewhere:1:{gone.pid}"}  # another host's: not ours to judge
+    stale = client.api.create_container(IMAGE, command=["true"], labels=labels, network_disabled=True)["Id"]
+    foreign = client.api.create_container(IMAGE, command=["true"], labels=other, network_disabled=True)["Id"]
+    try:
+        b = make_backend("runc")
+        b.close()
+        ids = {c["Id"] for c in client.api.containers(all=True, filters={"label": "codetest.pool=stale"})}
+        assert stale not in ids and foreign in ids
+    finally:
+        for cid in (stale, foreign):
+            try:
+                client.api.remove_container(cid, force=True)
+            except Exception:
+                pass

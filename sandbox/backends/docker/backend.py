@@ -14,9 +14,7 @@ import base64
 import logging
 import os
 import secrets
-import socket
 import threading
-import time
 from dataclasses import asdict
 from typing import Any, Optional
 
@@ -24,7 +22,7 @@ from ...errors import SandboxUnavailable
 from ...languages import Toolchain, detect_toolchains
 from ..base import ExecResult, ExecSpec
 from .container import (
-    LABEL_BACKEND, LABEL_OWNER, LABEL_POOL, ContainerError, PoolContainer, seccomp_profile_json,
+    LABEL_BACKEND, LABEL_OWNER, LABEL_POOL, ContainerError, PoolContainer, owner_label, seccomp_profile_json,
 )
 from .files import FilesTooLarge, encode_files, program_key, read_dir, write_back
 from .pool import ContainerPool
@@ -172,15 +170,15 @@ class DockerBackend:
 
     def _remove_stale_containers(self) -> None:
         """Containers of backends that died without closing (same host, owner process gone)."""
-        host = socket.gethostname()
+        mine = owner_label().rsplit(":", 1)[0]  # host:pid-namespace
         try:
             stale = self.client.api.containers(all=True, filters={"label": f"{LABEL_BACKEND}=docker"})
         except Exception:
             return
         for c in stale:
             owner = (c.get("Labels") or {}).get(LABEL_OWNER, "")
-            h, _, pid = owner.rpartition(":")
-            if h == host and pid.isdigit() and not _pid_alive(int(pid)):
+            where, _, pid = owner.rpartition(":")
+            if where == mine and pid.isdigit() and not _pid_alive(int(pid)):
                 log.warning("removing stale sandbox container %s (owner %s is gone)", c["Id"][:12], owner)
                 self._force_remove(c["Id"])
 

@@ -36,7 +36,19 @@ def _module_sources() -> dict[str, str]:
 
 
 def owner_label() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """host:pid-namespace:pid of this process: enough to tell, later, whether it is gone.
+
+    The PID namespace is part of it because an API in a container and a test on the host
+    share a hostname but not PIDs.
+    """
+    return f"{socket.gethostname()}:{_pid_ns()}:{os.getpid()}"
+
+
+def _pid_ns() -> int:
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
 
 
 class ContainerError(RuntimeError):

@@ -34,7 +34,6 @@ import resource
 import select
 import signal
 import stat
-import struct
 import sys
 import time
 
