@@ -317,7 +317,10 @@ class DockerBackend:
         counts = self.pool.counts()
         problems = list(self.problems)
         ready = counts["idle"] + counts["busy"]
-        if ready == 0:
+        down = self.pool.down_for()
+        # A pool that is healing (a container died, the engine restarted) is not a problem
+        # until it has been empty for as long as a request would wait for it.
+        if ready == 0 and (counts["started"] == 0 or down > s.acquire_timeout_s):
             problems.append("no sandbox container is running" + (f": {self.pool.last_error}"
                                                                   if self.pool.last_error else ""))
         sc = self.selfcheck
@@ -346,7 +349,7 @@ class DockerBackend:
         return {
             "layers": layers, "slots": self.slots, "problems": problems,
             "docker": {"engine": self.engine_version, "runtime": self.runtime, "image": s.image,
-                       "image_id": self.image_id[:19], "pool": counts, "selfcheck": sc,
+                       "image_id": self.image_id[:19], "pool": counts, "healing": ready == 0, "selfcheck": sc,
                        "jobs_per_container": s.jobs_per_container},
         }
 

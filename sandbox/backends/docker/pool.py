@@ -36,6 +36,7 @@ class ContainerPool:
         self._next_index = 0
         self.stats = {"started": 0, "start_failures": 0, "recycled": 0, "discarded": 0, "removed": 0}
         self.last_error: Optional[str] = None
+        self.last_ready = time.monotonic()
         self._failures_in_row = 0
         self._backoff = 0.0
         self._not_before = 0.0
@@ -98,8 +99,19 @@ class ContainerPool:
 
     def counts(self) -> dict:
         with self._cond:
+            ready = len(self._idle) + len(self._busy)
+            if ready:
+                self.last_ready = time.monotonic()
             return {"size": self.size, "idle": len(self._idle), "busy": len(self._busy),
                     "starting": self._starting, "retiring": len(self._retired), **self.stats}
+
+    def down_for(self) -> float:
+        """Seconds without a single ready container (0 while there is one)."""
+        with self._cond:
+            if self._idle or self._busy:
+                self.last_ready = time.monotonic()
+                return 0.0
+            return time.monotonic() - self.last_ready
 
     def wait_ready(self, n: int, timeout: float) -> int:
         """Block until ``n`` containers are idle (or the time is up); how many are."""
@@ -170,6 +182,7 @@ class ContainerPool:
                 remove_now = True
             else:
                 self._idle.append(c)
+                self.last_ready = time.monotonic()
                 remove_now = False
             self._cond.notify_all()
         if remove_now:
