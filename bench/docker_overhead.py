@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,7 +106,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = ap.parse_args(argv)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
 
-    prog_dir = tempfile.mkdtemp(prefix="codetest-bench-")
+    work = tempfile.mkdtemp(prefix="codetest-dkbench-")
+    prog_dir = os.path.join(work, "prog")
+    os.mkdir(prog_dir)
     with open(os.path.join(prog_dir, "main.py"), "w") as f:
         f.write(PY_SOURCE)
     os.chmod(prog_dir, 0o755)
@@ -143,7 +146,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"docker backend ({rt}) ...", flush=True)
         t0 = time.perf_counter()
         b = DockerBackend(SandboxConfig(backend="docker", slots=1, docker_runtime=rt,
-                                        state_dir=tempfile.mkdtemp(prefix="codetest-bench-st-")))
+                                        state_dir=os.path.join(work, "docker")))
         notes.append(f"docker backend ({rt}): pool of 1 warm in {time.perf_counter() - t0:.2f} s (paid once)")
         try:
             for prog, fn in backend_fns(b, prog_dir).items():
@@ -157,7 +160,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             from sandbox import Sandbox
 
             sb = Sandbox(SandboxConfig(backend="native", slots=1,
-                                       state_dir=tempfile.mkdtemp(prefix="codetest-bench-nat-")))
+                                       state_dir=os.path.join(work, "native")))
             try:
                 for prog, fn in backend_fns(sb.backend, prog_dir).items():
                     add("native backend", prog, time_calls(fn, args.n))
@@ -176,6 +179,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     print()
     for n in notes:
         print("note:", n)
+    shutil.rmtree(work, ignore_errors=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "notes": notes, "cpus": os.cpu_count(), "image": IMAGE,

@@ -8,6 +8,7 @@ The attack suite runs against this backend too: CODETEST_TEST_BACKENDS=docker:ru
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -20,6 +21,8 @@ from sandbox.backends.base import ExecLimits, ExecSpec
 pytestmark = pytest.mark.docker
 
 IMAGE = os.environ.get("CODETEST_DOCKER_IMAGE", "codetest-runtime:latest")
+# The docker backend keeps nothing on the host: its tests never create this folder.
+NO_STATE = os.path.join(tempfile.gettempdir(), "codetest-docker-backend-unused")
 LIM = ExecLimits(cpu_s=2, wall_s=5, memory_bytes=256 << 20, output_bytes=1 << 16, processes=32,
                  file_size_bytes=1 << 20)
 
@@ -54,7 +57,7 @@ def make_backend(runtime: str, **settings):
     from sandbox.backends.docker.settings import DockerSettings
 
     cfg = SandboxConfig(backend="docker", slots=2, docker_runtime=runtime,
-                        state_dir=tempfile.mkdtemp(prefix="codetest-dk-"))
+                        state_dir=NO_STATE)
     s = DockerSettings.from_config(cfg)
     for k, v in settings.items():
         setattr(s, k, v)
@@ -217,6 +220,8 @@ def test_sandbox_engine_on_docker_backend(client):
         assert res.verdict == Verdict.AC, res
     finally:
         sb.close()
+        shutil.rmtree(state, ignore_errors=True)
+    assert not os.path.exists(os.path.join(state, "scratch"))
 
 
 def test_containers_of_a_dead_owner_are_swept_at_start(client):

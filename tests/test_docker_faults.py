@@ -26,6 +26,8 @@ IMAGE = os.environ.get("CODETEST_DOCKER_IMAGE", "codetest-runtime:latest")
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 HOST_SCRIPT = os.path.join(ROOT, "scripts", "docker-host.sh")
 PIDFILE = os.environ.get("CODETEST_DOCKERD_PIDFILE", "/var/run/codetest-dockerd.pid")
+# The docker backend keeps nothing on the host: its tests never create this folder.
+NO_STATE = os.path.join(tempfile.gettempdir(), "codetest-docker-backend-unused")
 LIM = ExecLimits(cpu_s=5, wall_s=10, memory_bytes=256 << 20, output_bytes=1 << 16, processes=32,
                  file_size_bytes=1 << 20)
 
@@ -48,7 +50,7 @@ def make_backend(runtime: str = "runc", **settings):
     from sandbox.backends.docker.settings import DockerSettings
 
     cfg = SandboxConfig(backend="docker", slots=2, docker_runtime=runtime,
-                        state_dir=tempfile.mkdtemp(prefix="codetest-dkf-"))
+                        state_dir=NO_STATE)
     s = DockerSettings.from_config(cfg)
     for k, v in settings.items():
         setattr(s, k, v)
@@ -218,3 +220,6 @@ def test_dockerd_restart_under_load(client):
     assert c2.api.containers(all=True, filters={"label": f"codetest.pool={pool_id}"}) == []
     assert volumes(c2) == vols
     assert not os.path.exists(os.path.join(state, "scratch"))
+    import shutil
+
+    shutil.rmtree(state, ignore_errors=True)
