@@ -1,7 +1,8 @@
 """The executor inside each pool container: one long-lived process, one execution at a time.
 
 Standard library only: the host sends this file (with the native backend's
-``jail_server.py``, whose framing, rlimits and Python fast path it reuses) over the
+``jail_server.py``, whose framing, seccomp loader, prctl and Python fast path it reuses:
+``read_msg``, ``write_msg``, ``load_seccomp``, ``prctl``, ``_run_python_inline``) over the
 container's stdin when the container starts, so the image holds toolchains and nothing
 of ours, and a code change never needs an image rebuild.
 
