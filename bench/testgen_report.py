@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -78,13 +79,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--json", help="write every number as JSON here")
     args = ap.parse_args(argv)
 
-    # A private sandbox state folder: another process closing its Sandbox must not wipe ours.
-    if "CODETEST_STATE_DIR" not in os.environ:
-        d = tempfile.mkdtemp(prefix="codetest-bench-")
+    # A private sandbox state folder under --out-dir: other processes on a shared machine clean up
+    # their own state folders and scratch space, and must not take ours with them.
+    os.makedirs(args.out_dir, exist_ok=True)
+    own_state = "CODETEST_STATE_DIR" not in os.environ
+    if own_state:
+        d = tempfile.mkdtemp(prefix="sandbox-state-", dir=args.out_dir)
         os.chmod(d, 0o755)
         os.environ["CODETEST_STATE_DIR"] = d
 
-    from testgen.batch import run_batch
+    from testgen.batch import read_suites, run_batch
     from testgen.evaluate import evaluate
     from testgen.pipeline import Settings
     from testgen.problem import iter_records
@@ -106,7 +110,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             summary = run_batch(src, suites, runner, settings, workers=args.workers, limit=args.limit,
                                 progress=sys.stderr.isatty())
             gen_s = time.monotonic() - t0
-            records = [r for _, r, e in iter_records(suites) if r is not None]
+            if summary["aborted"]:
+                print(f"[{ds}] testgen {summary['aborted']}; rerun to resume", file=sys.stderr)
+            records = read_suites(suites)
             order = {str(r.get("id")): i for i, (_, r, _) in enumerate(iter_records(src)) if r is not None}
             records.sort(key=lambda r: order.get(str(r.get("id")), 1 << 30))
             if args.limit is not None:
@@ -133,6 +139,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                 print(f"[{ds}] {name}: done in {secs:.0f}s", file=sys.stderr)
     finally:
         runner.close()
+        if own_state:
+            shutil.rmtree(os.environ["CODETEST_STATE_DIR"], ignore_errors=True)
 
     pct = lambda v: "   -   " if v is None else f"{100 * v:6.2f}%"  # noqa: E731
     print()

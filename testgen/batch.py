@@ -37,8 +37,22 @@ def finished_ids(path: str) -> set[str]:
         except json.JSONDecodeError:
             continue
         if isinstance(rec, dict) and (rec.get("id") is not None or rec.get("task_id") is not None):
-            done.add(str(rec.get("id") if rec.get("id") is not None else rec.get("task_id")))
+            pid = str(rec.get("id") if rec.get("id") is not None else rec.get("task_id"))
+            if (rec.get("testgen") or {}).get("status") == "sandbox_error":
+                done.discard(pid)  # the sandbox failed, not the problem: do it again
+            else:
+                done.add(pid)
     return done
+
+
+def read_suites(path: str) -> list[dict[str, Any]]:
+    """The records of a suites file, one per id (a problem redone after a sandbox error
+    appears twice in the append-only file: the last line wins)."""
+    by_id: dict[str, dict[str, Any]] = {}
+    for _, rec, _err in iter_records(path):
+        if rec is not None:
+            by_id[str(rec.get("id") if rec.get("id") is not None else rec.get("task_id"))] = rec
+    return list(by_id.values())
 
 
 class _Writer:
@@ -59,7 +73,7 @@ class _Writer:
 
 def run_batch(problems_path: str, out_path: str, runner: Runner, settings: Settings, workers: int = 2,
               limit: Optional[int] = None, only: Optional[set[str]] = None, progress: bool = True,
-              on_done: Optional[Callable[[dict[str, Any]], None]] = None) -> dict[str, Any]:
+              on_done: Optional[Callable[[dict[str, Any]], None]] = None, abort_after: int = 3) -> dict[str, Any]:
     """Synthesize suites for every problem not yet in ``out_path``; returns a summary."""
     done = finished_ids(out_path)
     todo: list[dict[str, Any]] = []
@@ -82,7 +96,8 @@ def run_batch(problems_path: str, out_path: str, runner: Runner, settings: Setti
             continue
         todo.append(rec)
     summary: dict[str, Any] = {"skipped_done": len(done), "todo": len(todo), "bad_lines": bad_lines,
-                               "status": Counter(), "tests": 0, "problems": []}
+                               "status": Counter(), "tests": 0, "problems": [], "aborted": None}
+    streak = 0  # consecutive sandbox errors: the sandbox is down, stop instead of burning the list
     writer = _Writer(out_path)
     bar = _bar(len(todo)) if progress else None
     try:
@@ -112,6 +127,10 @@ def run_batch(problems_path: str, out_path: str, runner: Runner, settings: Setti
                         on_done(out)
                     if bar:
                         bar.advance(str(out.get("id", "")), st.get("status", "?"))
+                    streak = streak + 1 if st.get("status") == "sandbox_error" else 0
+                    if streak >= abort_after:
+                        summary["aborted"] = f"stopped after {streak} sandbox errors in a row: {st.get('reason')}"
+                        continue
                     nxt = next(it, None)
                     if nxt is not None:
                         futs[pool.submit(synthesize, nxt, runner, settings)] = nxt

@@ -104,6 +104,8 @@ def _cmd_testgen(args: argparse.Namespace) -> int:
     for p in summary["problems"]:
         if p["status"] != "ok":
             print(f"  {p['id']}: {p['status']}: {p['reason']}")
+    if summary["aborted"]:
+        print(f"codetest: {summary['aborted']}; rerun the same command to resume", file=sys.stderr)
     bad = sum(v for k, v in st.items() if k != "ok") + len(summary["bad_lines"])
     return EXIT_OK if bad == 0 else EXIT_NOT_OK
 

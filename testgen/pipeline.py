@@ -20,7 +20,7 @@ from .problem import ProblemError, load_problem
 from .runner import Runner
 from .selection import greedy_cover, kill_matrix, suite_kills
 from .smodel import StdioModel
-from .validate import Validated, confirm_function_suite, validate_function, validate_stdio
+from .validate import SandboxFailure, Validated, confirm_function_suite, validate_function, validate_stdio
 
 
 @dataclass
@@ -51,7 +51,10 @@ def _describe_model(model: Any) -> str:
 
 
 def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[str, Any]:
-    """The record with ``tests`` and ``testgen`` added (``tests`` it had before moves to ``source_tests``)."""
+    """The record with ``tests`` and ``testgen`` added (``tests`` it had before moves to ``source_tests``).
+
+    ``testgen.status``: ok, too_few_tests, failed (the problem's fault, with the reason),
+    unsupported, or sandbox_error (infrastructure; a resumed batch tries it again)."""
     t0 = time.monotonic()
     out = copy.copy(rec)
     stats: dict[str, Any] = {"status": "ok", "reason": None, "settings": settings.to_json()}
@@ -61,6 +64,8 @@ def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[
         tests = _run(rec, runner, settings, stats, extra)
     except ProblemError as e:
         stats["status"], stats["reason"] = "failed", str(e)
+    except SandboxFailure as e:  # not the problem's fault: a resumed batch redoes it
+        stats["status"], stats["reason"] = "sandbox_error", f"the sandbox failed: {e}"
     except Exception as e:  # one problem's failure is recorded, never fatal
         stats["status"], stats["reason"] = "failed", f"internal error: {type(e).__name__}: {e}"
         stats["traceback"] = traceback.format_exc(limit=6)[-2000:]

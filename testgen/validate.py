@@ -33,6 +33,17 @@ from .values import canonical_key
 from .runner import Runner, failed_result
 
 
+class SandboxFailure(RuntimeError):
+    """The sandbox, not a program, failed (every run came back SE): the problem must be redone."""
+
+
+def _all_se_fn(rows: list[list[CallResult]]) -> Optional[str]:
+    flat = [r for row in rows for r in row]
+    if flat and all(r.status == "SE" for r in flat):
+        return flat[0].error or "sandbox error"
+    return None
+
+
 @dataclass
 class GoldReport:
     name: str
@@ -88,6 +99,9 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     seeds_with_expected = [(i, c) for i, c in enumerate(cands) if c.family == "seed"]
     expected_of_seed = {i: seed_expected[c.key] for i, c in seeds_with_expected if c.key in seed_expected}
     res = call_function(runner, [FnProgram(g.code, problem.entry_point) for g in golds], inputs, problem.limits)
+    se = _all_se_fn(res)
+    if se:
+        raise SandboxFailure(se)
     # broken gold: fails to load, or disagrees with a seed's expected value
     usable: list[int] = []
     rep_by_gold = [r for r in reports if r.status == "ok"]
@@ -104,7 +118,7 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
             rep_by_gold[p].status, rep_by_gold[p].reason = "broken", f"does not load: {load.error}"
         elif bad_seed is not None:
             r = row[bad_seed]
-            got = json.dumps(r.value)[:80] if r.ok else r.status
+            got = json.dumps(r.value)[:80] if r.ok else f"{r.status} {r.error}".strip()[:200]
             rep_by_gold[p].status = "broken"
             rep_by_gold[p].reason = f"fails seed test {bad_seed}: got {got}"
         else:
@@ -227,6 +241,8 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
     limits = problem.limits
     # Round 1: every gold on every input, unjudged; outputs collected.
     r1 = run_stdio(runner, [StdioProgram(g.language, g.code) for g in golds], inputs, limits)
+    if r1 and all(r.verdict == Verdict.SE and all(t.verdict == Verdict.SE for t in r.tests) for r in r1):
+        raise SandboxFailure(r1[0].message or (r1[0].tests[0].message if r1[0].tests else "") or "sandbox error")
     # Round 2 (checker problems): every gold judged by the checker against the first usable gold's output.
     rep_ok = [r for r in reports if r.status == "ok"]
     usable: list[int] = []

@@ -270,3 +270,22 @@ def test_limits_of_the_problem_are_respected(runner):
     cands = [Candidate("seed", args=[10]), Candidate("seed", args=[100]), Candidate("stress", args=[10**9])]
     val = validate_function(p, cands, runner)
     assert [c.args[0] for c in val.kept] == [10, 100] and val.dropped == {"gold_timeout": 1}
+
+
+def test_the_same_pipeline_through_the_http_service(runner):
+    """The sandbox sits behind one small interface: a running `codetest serve` gives the same suite."""
+    from api.app import create_app
+    from api.testing import serve_in_thread
+    from testgen.runner import HttpRunner
+
+    rec = fn_problem("http", [ABS, ABS_PARTIAL], [[3], [-2], [0]])
+    local = synthesize(rec, runner, FAST)
+    with serve_in_thread(create_app(runner.sb)) as url:
+        remote_runner = HttpRunner(url, parallel=2)
+        try:
+            assert "python" in remote_runner.languages()
+            remote = synthesize(rec, remote_runner, FAST)
+        finally:
+            remote_runner.close()
+    assert remote["testgen"]["status"] == "ok", remote["testgen"]
+    assert remote["tests"] == local["tests"]
