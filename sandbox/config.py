@@ -47,6 +47,9 @@ class SandboxConfig:
     docker_image: str = field(default_factory=lambda: os.environ.get("CODETEST_DOCKER_IMAGE", "codetest-runtime:latest"))
     docker_runtime: Optional[str] = field(default_factory=lambda: os.environ.get("CODETEST_DOCKER_RUNTIME"))
     docker_jobs_per_container: int = field(default_factory=lambda: int(os.environ.get("CODETEST_DOCKER_RECYCLE", "500")))
+    # Each pool container's own memory and CPU caps (0: the backend's defaults, see docs/docker.md).
+    docker_memory_mb: int = field(default_factory=lambda: int(os.environ.get("CODETEST_DOCKER_MEMORY_MB", "0")))
+    docker_cpus: float = field(default_factory=lambda: float(os.environ.get("CODETEST_DOCKER_CPUS", "0")))
 
     def effective_required(self) -> set[str]:
         return set(self.required_layers) - set(self.allow_missing)

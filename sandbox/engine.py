@@ -23,8 +23,8 @@ from . import compare as cmp
 from .backends.base import ExecLimits, ExecResult, ExecSpec
 from .cache import CompileCache
 from .config import SandboxConfig
-from .errors import BadRequest, SandboxUnavailable
-from .languages import Toolchain, detect_toolchains, toolchain_for
+from .errors import BadRequest, SandboxUnavailable, ToolchainMissing
+from .languages import Toolchain, detect_toolchains, get_language
 from .models import (
     Checker, CheckerCompare, CompileResult, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict,
     overall_verdict,
@@ -143,11 +143,15 @@ class Sandbox:
     def __init__(self, config: Optional[SandboxConfig] = None, backend: Any = None):
         self.config = config or SandboxConfig()
         os.makedirs(self.config.state_dir, mode=0o755, exist_ok=True)
-        self.toolchains = detect_toolchains()
+        self.toolchains: dict[str, Toolchain] = detect_toolchains()
         self.cache = CompileCache(os.path.join(self.config.state_dir, "cache"), self.config.cache_max_mb << 20)
         self.scratch = os.path.join(self.config.state_dir, "scratch")
         os.makedirs(self.scratch, mode=0o700, exist_ok=True)
         self.backend = backend or self._make_backend()
+        if hasattr(self.backend, "toolchains"):
+            # A backend with toolchains of its own (the Docker image) judges with those: their
+            # versions are what /healthz reports and what compiled programs are cached under.
+            self.toolchains = self.backend.toolchains()
         self.scheduler = FairScheduler(self.backend.slots)
         self._ids = itertools.count()
         self._closed = False
@@ -248,7 +252,7 @@ class Sandbox:
 
     def prepare(self, language: str, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None
                 ) -> tuple[Optional[Program], CompileResult]:
-        tc = toolchain_for(language)
+        tc = self.toolchain(language)
         lang = tc.language
         src = lang.source_name(code)
         if entry_point is not None and lang.name != "python":
@@ -310,6 +314,15 @@ class Sandbox:
                                  time_s=took), False
         ok = res.exit_code == 0 and res.signal is None
         return CompileResult(ok=ok, stdout=out, stderr=err, time_s=took), False
+
+    def toolchain(self, language: str) -> Toolchain:
+        """The toolchain this sandbox runs ``language`` with; BadRequest when it has none."""
+        lang = get_language(language)
+        tc = self.toolchains.get(lang.name)
+        if tc is None:
+            raise ToolchainMissing(f"language {lang.name!r} is known but its toolchain ({lang.binary}) is not "
+                                   f"available on the {self.backend.name} backend")
+        return tc
 
     def close(self) -> None:
         if self._closed:

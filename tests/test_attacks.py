@@ -413,10 +413,12 @@ def test_seccomp_alone_stops_user_namespaces(weakened):
 
 def test_identity_is_unprivileged(sandbox):
     code = textwrap.dedent("""
-        import os
+        import ctypes, os
         st = dict(line.split(":", 1) for line in open("/proc/self/status"))
-        print(os.getuid(), os.geteuid(), st["CapEff"].strip(), st["CapBnd"].strip(), st["NoNewPrivs"].strip(),
-              st["Seccomp"].strip())
+        # gVisor's /proc has no NoNewPrivs line: ask the kernel (PR_GET_NO_NEW_PRIVS) there.
+        nnp = st["NoNewPrivs"].strip() if "NoNewPrivs" in st else str(ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))
+        secc = st["Seccomp"].strip() if "Seccomp" in st else str(ctypes.CDLL(None).prctl(21, 0, 0, 0, 0))
+        print(os.getuid(), os.geteuid(), st["CapEff"].strip(), st["CapBnd"].strip(), nnp, secc)
         try:
             os.setuid(0); print("became root")
         except PermissionError:

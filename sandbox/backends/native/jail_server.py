@@ -1,7 +1,8 @@
 """One sandbox slot: a long-lived, single-threaded server that runs each execution in a fresh jail.
 
 Standard library only, so it can run on the *toolchain's* Python (it is also the Python
-fork-server: a Python test costs a fork, not an interpreter start) and inside a container.
+fork-server: a Python test costs a fork, not an interpreter start). The Docker backend's
+in-container executor reuses its framing, seccomp loader and Python fast path.
 
 The host (``host.py``) starts one per slot and speaks length-prefixed JSON over stdin/stdout.
 At ``init`` the server, still root (or root of a fresh user namespace when the host user is
@@ -314,7 +315,7 @@ def _kv(s):
 class Slot:
     def __init__(self, cfg: dict):
         self.cfg = cfg
-        self.mode = cfg["mode"]  # "root" | "userns" | "container"
+        self.mode = cfg["mode"]  # "root" | "userns"
         self.uid = cfg["uid"]
         self.gid = cfg["gid"]
         self.root = cfg.get("root")  # the skeleton's mount point (host path, private to us)
@@ -332,8 +333,6 @@ class Slot:
         PID 1 of the slot's PID namespace, which kills everything else in it after every
         execution (so nothing outlives a test), reaps orphans, and owns the slot's /proc."""
         prctl(PR_SET_CHILD_SUBREAPER, 1)
-        if self.mode == "container":
-            return
         if self.mode == "userns":
             uid, gid = os.getuid(), os.getgid()
             unshare(CLONE_NEWUSER)
@@ -477,8 +476,7 @@ class Slot:
                 pass
         if cg is not None:
             cg.kill_all()
-        if self.mode != "container":
-            _wipe_sysv_ipc()
+        _wipe_sysv_ipc()
         _reap_orphans()
 
     def _supervise(self, pid, lim, out_r, err_r, t0, cg) -> dict:
@@ -558,11 +556,8 @@ class Slot:
 
     def _child(self, req, stdin_fd, out_w, err_w, status_w):
         lim = req["limits"]
-        if self.mode == "container":
-            workdir = self._container_workdir(req)
-        else:
-            unshare(CLONE_NEWNS)
-            workdir = self._mount_execution(req, lim)
+        unshare(CLONE_NEWNS)
+        workdir = self._mount_execution(req, lim)
         if self.cfg.get("rlimits", True):
             _set_rlimits(lim)
         os.dup2(stdin_fd, 0), os.dup2(out_w, 1), os.dup2(err_w, 2)
@@ -615,16 +610,6 @@ class Slot:
         os.chdir("/")
         umount("/.oldroot")
         return "/work"
-
-    def _container_workdir(self, req) -> str:
-        """Container mode: the container is the jail; each execution gets a fresh directory."""
-        base = self.cfg.get("work_base", "/tmp")
-        work = os.path.join(base, f"w{os.getpid()}")
-        os.makedirs(work, mode=0o700, exist_ok=True)
-        for name, b64 in (req.get("files") or {}).items():
-            _write_file(os.path.join(work, name), base64.b64decode(b64), None, None)
-        os.setsid()
-        return work
 
 
 def _write_file(path, data, uid, gid):
