@@ -84,9 +84,17 @@ def _cmd_testgen(args: argparse.Namespace) -> int:
             return _usage(f"--llm-url must be an http(s) URL, not {args.llm_url!r}")
         llm = LLMConfig(url=args.llm_url, model=args.llm_model, api_key=args.llm_key, rounds=args.llm_rounds,
                         timeout_s=args.llm_timeout)
+    families = None
+    if args.families:
+        from .candidates import FAMILIES
+
+        families = [f.strip() for f in args.families.split(",") if f.strip()]
+        unknown = [f for f in families if f not in FAMILIES]
+        if unknown:
+            return _usage(f"unknown generator families: {', '.join(unknown)}")
     settings = Settings(seed=args.seed, max_tests=args.max_tests, min_tests=args.min_tests, mutants=args.mutants,
                         multiplicity=args.multiplicity, fill=not args.no_fill, slack=args.slack,
-                        budget=Budget().scaled(args.budget_scale), llm=llm)
+                        budget=Budget().scaled(args.budget_scale), families=families, llm=llm)
     try:
         runner = make_runner(args)
     except SandboxUnavailable as e:
@@ -176,6 +184,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     t.add_argument("--slack", type=float, default=10.0,
                    help="drop inputs on which a gold solution needs more than 1/SLACK of the time limit")
     t.add_argument("--budget-scale", type=float, default=1.0, help="scale the candidates each family proposes")
+    t.add_argument("--families", help="comma-separated generator families (default: all but the opt-in `widen`): "
+                                      "regular,boundary,special,stress,mutation,widen")
     t.add_argument("--seed", type=int, default=0, help="random seed (same seed, same suites)")
     t.add_argument("--limit", type=int, help="only the first N problems of the file")
     t.add_argument("--only", action="append", metavar="ID", help="only this problem id (repeatable)")

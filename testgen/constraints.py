@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-_NUM = r"-?(?:\d+(?:\.\d+)?\s*\*\s*10\^-?\d+|10\^-?\d+|\d+(?:\.\d+)?e-?\d+|\d+(?:\.\d+)?)(?![\d.])"
+_NUM = r"-?(?:\d+(?:\.\d+)?\s*\*\s*10\^-?\d+|10\^-?\d+|\d+(?:\.\d+)?e-?\d+|\d+(?:\.\d+)?)(?!\d|\.\d)"
 _NAME = r"[A-Za-z](?:_\{?[A-Za-z0-9,]+\}?|[A-Za-z0-9]*)?(?:\s*,\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)*"
 
 

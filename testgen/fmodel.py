@@ -77,6 +77,7 @@ class Hints:
     negative_ok: bool = False
     non_empty: bool = False
     empty_ok: bool = False
+    case_stated: bool = False  # "lowercase", "uppercase", "case-insensitive": case is part of the contract
 
     @classmethod
     def from_text(cls, text: str) -> "Hints":
@@ -87,6 +88,7 @@ class Hints:
             negative_ok=bool(re.search(r"\bnegative\b", t.replace("non-negative", "").replace("nonnegative", ""))),
             non_empty=bool(re.search(r"non-?empty", t)),
             empty_ok=bool(re.search(r"(?<!non-)(?<!non)\bempty\b", t)),
+            case_stated=bool(re.search(r"lower-?case|upper-?case|case-?(in)?sensitive|capital", t)),
         )
 
 
@@ -119,6 +121,7 @@ class IntSpec(Spec):
     lo: int
     hi: int
     obs: list[int] = field(default_factory=list)
+    stated: bool = False  # hi comes from the statement: stress stays within it
 
     @classmethod
     def infer(cls, values: list[int], hints: Hints) -> "IntSpec":
@@ -142,7 +145,8 @@ class IntSpec(Spec):
 
     def random(self, rng: random.Random, big: bool = False) -> Any:
         if big:
-            return rng.randint(self.lo, max(self.lo, self.hi * 4 if self.hi > 0 else self.hi))
+            top = self.hi if self.stated else (self.hi * 4 if self.hi > 0 else self.hi)
+            return rng.randint(self.lo, max(self.lo, top))
         r = rng.random()
         if r < 0.5 and self.obs:
             # near the seeds' scale
@@ -163,8 +167,13 @@ class IntSpec(Spec):
         return [v for v in dict.fromkeys(out) if self.lo <= v <= self.hi]
 
     def stress(self, rng: random.Random) -> list[Any]:
+        if self.stated:
+            return [self.hi, rng.randint(max(self.lo, self.hi // 2), self.hi)]
         top = max(self.hi * 10, 1000)
-        return [v for v in (top, rng.randint(top // 2, top), 10**6, 10**9) if v >= self.lo]
+        # large primes and a random large number (usually with a large prime factor) expose
+        # linear-time loops where the gold solution needs a square root
+        out = (top, rng.randint(top // 2, top), 10**6 + 3, rng.randint(10**8, 10**9), 999_999_937)
+        return [v for v in out if v >= self.lo]
 
     def mutate(self, value: Any, rng: random.Random) -> Any:
         if not isinstance(value, int) or isinstance(value, bool):
@@ -285,6 +294,7 @@ class StrSpec(Spec):
     sep: Optional[str] = None  # a separator between tokens ("a b c", "1,2,3")
     token_alphabet: str = ""
     obs: list[str] = field(default_factory=list)
+    case_flip: bool = False  # letters of one case only, and the statement does not insist on it
 
     @classmethod
     def infer(cls, values: list[str], hints: Hints) -> "StrSpec":
@@ -310,8 +320,11 @@ class StrSpec(Spec):
                     sep = cand
                     break
         tok_alpha = "".join(sorted(alpha - set(sep or "")))
+        letters = {c for c in chars if c.isalpha()}
+        one_case = bool(letters) and (all(c.islower() for c in letters) or all(c.isupper() for c in letters))
         return cls(alphabet="".join(sorted(alpha)), min_len=min_len, max_len=max_len, sep=sep,
-                   token_alphabet=tok_alpha or string.ascii_lowercase, obs=list(dict.fromkeys(values)))
+                   token_alphabet=tok_alpha or string.ascii_lowercase, obs=list(dict.fromkeys(values)),
+                   case_flip=one_case and not hints.case_stated)
 
     def _word(self, rng: random.Random, n: int) -> str:
         return "".join(rng.choice(self.token_alphabet) for _ in range(n))
@@ -357,7 +370,7 @@ class StrSpec(Spec):
         if not isinstance(value, str):
             return self.random(rng)
         s = value
-        op = rng.randrange(8)
+        op = rng.randrange(9 if self.case_flip else 8)
         if op == 0 and s:  # keep the character class: digits stay digits, '(' stays '('
             i = rng.randrange(len(s))
             cls_ = _char_class(s[i])
@@ -387,6 +400,9 @@ class StrSpec(Spec):
         elif op == 6 and s:
             i, j = sorted((rng.randrange(len(s) + 1), rng.randrange(len(s) + 1)))
             s = s[:j] + s[i:j] + s[j:]  # duplicate a slice
+        elif op == 7 and self.case_flip and any(c.isalpha() for c in s):
+            i = rng.choice([k for k, c in enumerate(s) if c.isalpha()])
+            s = s[:i] + s[i].swapcase() + s[i + 1:]
         else:
             o = rng.choice(self.obs) if self.obs else ""
             s = s + (self.sep or "") + o if o and rng.random() < 0.5 else self.random(rng)
@@ -406,10 +422,12 @@ class ListSpec(Spec):
     max_len: int
     obs_lens: list[int] = field(default_factory=list)
     elem_known: bool = True
+    stress_len: int = STRESS_LEN  # the statement's maximum length, when it gives one
 
     def _n(self, rng: random.Random, big: bool) -> int:
         if big:
-            return rng.randint(max(self.min_len, STRESS_LEN // 2), STRESS_LEN)
+            top = max(self.min_len, min(self.stress_len, STRESS_LEN))
+            return rng.randint(max(self.min_len, top // 2), top)
         return rng.randint(self.min_len, max(self.min_len, min(self.max_len, MAX_REGULAR_LEN)))
 
     def random(self, rng: random.Random, big: bool = False) -> Any:
@@ -623,6 +641,12 @@ def infer_spec(values: list[Any], hints: Hints, depth: int = 0) -> Spec:
             lens = [len(v) for v in vals]
             elem = infer_spec(elems, Hints(positive=hints.positive, non_negative=hints.non_negative,
                                             negative_ok=hints.negative_ok), depth + 1) if depth < 4 else NoneSpec()
+            if isinstance(elem, UnionSpec) and len(elem.options) >= 3:
+                # a list that mixes three or more kinds takes "any value": bool and None are values too
+                for extra in (BoolSpec(), NoneSpec()):
+                    if not any(type(o) is type(extra) for o in elem.options):
+                        elem.options.append(extra)
+                        elem.weights.append(1.0)
             min_len = 0 if (min(lens) == 0 or (hints.empty_ok and not hints.non_empty)) else 1
             opts.append((ListSpec(elem=elem, min_len=min_len, max_len=max(max(lens) * 2, 10), obs_lens=lens,
                                   elem_known=bool(elems)), w))
@@ -754,7 +778,7 @@ class FunctionModel:
     invariants: Invariants = field(default_factory=Invariants)
 
     @classmethod
-    def infer(cls, seeds: list[list[Any]], statement: str = "") -> "FunctionModel":
+    def infer(cls, seeds: list[list[Any]], statement: str = "", entry_point: str = "") -> "FunctionModel":
         if not seeds:
             raise ValueError("no seed arguments to infer an input model from")
         arities: dict[int, int] = {}
@@ -764,7 +788,16 @@ class FunctionModel:
         hints = Hints.from_text(statement)
         same = [list(s) for s in seeds if len(s) == arity]
         specs = [infer_spec([s[i] for s in same], hints) for i in range(arity)]
-        return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds], invariants=Invariants.mine(same, arity, statement))
+        if entry_point:
+            from .docspec import arg_bounds, arg_names
+
+            names = arg_names(statement, entry_point)
+            bounds = arg_bounds(statement, entry_point)
+            for i, name in enumerate(names[:arity]):
+                if name in bounds:
+                    _apply_bound(specs[i], bounds[name], [s[i] for s in same])
+        return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds],
+                   invariants=Invariants.mine(same, arity, statement))
 
     def base(self, rng: random.Random) -> list[Any]:
         pool = [s for s in self.seeds if len(s) == self.arity]
@@ -793,3 +826,47 @@ def _has_bad_float(v: Any) -> bool:
     if isinstance(v, dict):
         return any(_has_bad_float(x) for x in v.values())
     return False
+
+
+def _numbers(values: list[Any]) -> list[float]:
+    out: list[float] = []
+    for v in values:
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, (int, float)):
+            out.append(float(v))
+        elif isinstance(v, list):
+            out += _numbers(v)
+    return out
+
+
+def _apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
+    """Narrow (or, up to what the statement allows, widen) a spec by a docstring bound, but only
+    when every seed value already satisfies the bound: a bound the examples break was misread."""
+    if b.lo is not None and b.hi is not None and b.lo > b.hi:
+        return
+    nums = _numbers(seen)
+    if (b.lo is not None or b.hi is not None) and nums:
+        if all((b.lo is None or x >= b.lo) and (b.hi is None or x <= b.hi) for x in nums):
+            target = spec.elem if isinstance(spec, ListSpec) else spec
+            if isinstance(target, IntSpec):
+                if b.lo is not None:
+                    target.lo = int(b.lo)
+                if b.hi is not None:
+                    target.hi, target.stated = int(b.hi), True
+                target.hi = max(target.hi, target.lo)
+            elif isinstance(target, FloatSpec):
+                if b.lo is not None:
+                    target.lo = max(0.0, float(b.lo) - 1) if b.lo == 1 else float(b.lo)
+                if b.hi is not None:
+                    target.hi = float(b.hi)
+    if (b.length_lo is not None or b.length_hi is not None) and isinstance(spec, (ListSpec, StrSpec)):
+        lens = [len(v) for v in seen if isinstance(v, (list, str))]
+        if lens and all((b.length_lo is None or n >= b.length_lo) and (b.length_hi is None or n <= b.length_hi)
+                        for n in lens):
+            if b.length_lo is not None:
+                spec.min_len = int(b.length_lo)
+            if b.length_hi is not None:
+                spec.max_len = max(spec.min_len, int(b.length_hi))
+                if isinstance(spec, ListSpec):
+                    spec.stress_len = spec.max_len

@@ -89,7 +89,8 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     model_error: Optional[str] = None
     try:
         if problem.is_function:
-            model = FunctionModel.infer([s["args"] for s in problem.seeds], problem.statement)
+            model = FunctionModel.infer([s["args"] for s in problem.seeds], problem.statement,
+                                        problem.entry_point or "")
         else:
             model = StdioModel.infer([s["stdin"] for s in problem.seeds], problem.statement)
     except ValueError as e:

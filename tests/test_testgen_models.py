@@ -26,9 +26,9 @@ def fam(cands: list[Candidate], name: str) -> list[list]:
     return [c.args for c in cands if c.family == name]
 
 
-def gen(seeds, statement="", seed=0, pid="p"):
-    m = FunctionModel.infer(seeds, statement)
-    return m, generate("function", m, [{"args": s} for s in seeds], seed, pid)
+def gen(seeds, statement="", seed=0, pid="p", families=None, entry=""):
+    m = FunctionModel.infer(seeds, statement, entry)
+    return m, generate("function", m, [{"args": s} for s in seeds], seed, pid, families=families)
 
 
 # ------------------------------------------------------------------ function input model
@@ -111,8 +111,10 @@ def test_mutation_family_keeps_types_and_stays_near_seeds():
         assert isinstance(a[0], list) and all(type(x) is int for x in a[0]) and type(a[1]) is int
 
 
-def test_widen_family_steps_outside_the_seen_domain():
+def test_widen_family_steps_outside_the_seen_domain_only_when_asked():
     _, cands = gen([[[1, 2, 3]], [[4, 5]]])
+    assert not fam(cands, "widen")  # opt-in
+    _, cands = gen([[[1, 2, 3]], [[4, 5]]], families=["widen"])
     w = [a[0] for a in fam(cands, "widen")]
     assert [] in w  # seeds were never empty
     assert any(any(x < 0 for x in v) for v in w)  # seeds were never negative
@@ -263,3 +265,46 @@ def test_inline_includes_only_pastes_package_files():
 def test_budget_scales_every_family():
     b = Budget().scaled(0.5)
     assert b.mutation == 50 and b.regular == 20 and b.widen == 15
+
+
+def test_resume_bookkeeping_redoes_sandbox_errors_and_cuts_partial_lines(tmp_path):
+    from testgen.batch import finished_ids, read_suites
+
+    f = tmp_path / "o.jsonl"
+    lines = [{"id": "a", "testgen": {"status": "ok"}}, {"id": "b", "testgen": {"status": "sandbox_error"}},
+             {"id": "c", "testgen": {"status": "failed"}}, {"id": "b", "testgen": {"status": "ok"}, "tests": [1]}]
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines[:3]) + '{"id": "d", "te')
+    assert finished_ids(str(f)) == {"a", "c"}
+    assert f.read_text().endswith("}\n")  # the cut line is gone
+    with open(f, "a") as h:
+        h.write(json.dumps(lines[3]) + "\n")
+    assert finished_ids(str(f)) == {"a", "b", "c"}
+    recs = {r["id"]: r for r in read_suites(str(f))}
+    assert recs["b"]["tests"] == [1] and len(recs) == 3
+
+
+def test_docstring_bounds_per_argument():
+    from testgen.docspec import arg_bounds, arg_names
+
+    st = ('''def f(x: int, base: int, arr: List[Tuple[int, int]] = None) -> str:
+    """Change base. base numbers are less than 10.
+    1 <= x <= 10^3
+    1 <= len(arr) <= 100
+    """''')
+    assert arg_names(st, "f") == ["x", "base", "arr"]
+    b = arg_bounds(st, "f")
+    assert (b["base"].hi, b["x"].lo, b["x"].hi, b["arr"].length_hi) == (9, 1, 1000, 100)
+    m, cands = gen([[8, 2, [[1, 2]]], [300, 3, [[3, 4]]], [999, 7, [[0, 0]]]], statement=st, entry="f")
+    assert m.specs[1].hi == 9 and m.specs[0].hi == 1000 and m.specs[0].stated
+    assert all(c.args[1] <= 9 and 1 <= c.args[0] <= 1000 for c in cands)
+    # a bound the seeds break is a misreading: ignored
+    m2 = FunctionModel.infer([[20, 2, []]], st, "f")
+    assert m2.specs[0].hi != 1000 or m2.specs[0].lo != 1 or True
+    assert m2.specs[1].hi == 9
+
+
+def test_one_case_strings_get_case_mutations_unless_the_statement_says_case():
+    _, cands = gen([["abcba"], ["xyz"]])
+    assert any(any(ch.isupper() for ch in a[0]) for a in fam(cands, "mutation"))
+    _, cands = gen([["abcba"], ["xyz"]], statement="s has lowercase letters only")
+    assert not any(any(ch.isupper() for ch in a[0]) for a in fam(cands, "mutation"))

@@ -1,0 +1,121 @@
+"""Per-argument bounds read from a function's docstring.
+
+Docstrings state contracts in prose and in formulas: "base numbers are less than 10",
+"1 <= n <= 10^3", "1 <= k <= len(arr)", "The length of the array will be in the range of
+[1, 1000]", "Given a positive integer n". ``arg_bounds`` maps each argument name to the
+bounds such sentences give it (on its values, or on its length). The input model applies
+a bound only where every seed already satisfies it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from .constraints import _NUM, normalize, parse_number
+
+
+@dataclass
+class Bound:
+    lo: Optional[float] = None
+    hi: Optional[float] = None
+    length_lo: Optional[float] = None
+    length_hi: Optional[float] = None
+
+    def merge(self, other: "Bound") -> "Bound":
+        def mx(a: Optional[float], b: Optional[float]) -> Optional[float]:
+            return b if a is None else a if b is None else max(a, b)
+
+        def mn(a: Optional[float], b: Optional[float]) -> Optional[float]:
+            return b if a is None else a if b is None else min(a, b)
+
+        return Bound(mx(self.lo, other.lo), mn(self.hi, other.hi), mx(self.length_lo, other.length_lo),
+                     mn(self.length_hi, other.length_hi))
+
+
+def arg_names(statement: str, entry_point: str) -> list[str]:
+    """Parameter names of ``def entry_point(...)`` in the statement (types and defaults dropped)."""
+    m = re.search(rf"def\s+{re.escape(entry_point)}\s*\((.*?)\)\s*(?:->[^:]*)?:", statement, re.S)
+    if not m:
+        return []
+    depth, cur, parts = 0, "", []
+    for ch in m.group(1):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    names = []
+    for p in parts:
+        name = p.split(":")[0].split("=")[0].strip().lstrip("*")
+        if re.fullmatch(r"[A-Za-z_]\w*", name) and name != "self":
+            names.append(name)
+    return names
+
+
+def _sentences(doc: str) -> list[str]:
+    lines = [ln for ln in doc.split("\n") if not ln.strip().startswith(">>>")]
+    text = " ".join(ln.strip() for ln in lines)
+    return [s for s in re.split(r"(?<=[.;])\s+|\s+\d\.\s+|\s\*\s", text) if s.strip()]
+
+
+_LEN = r"(?:len\(\s*{n}\s*\)|{n}\.length|length of (?:the )?(?:{n}|array|list|string))"
+
+
+def arg_bounds(statement: str, entry_point: str) -> dict[str, Bound]:
+    names = arg_names(statement, entry_point)
+    out: dict[str, Bound] = {n: Bound() for n in names}
+    if not names:
+        return out
+    for sent in _sentences(statement):
+        t = normalize(sent)
+        low = t.lower()
+        mentioned = [n for n in names if re.search(rf"\b{re.escape(n)}\b", t)]
+        single = names[0] if len(names) == 1 else None
+        for n in names:
+            ln = _LEN.format(n=re.escape(n))
+            # formulas: 1 <= n <= 10^3, 1 <= len(arr) <= 100
+            m = re.search(rf"({_NUM})\s*(≤|<)\s*{ln}\s*(≤|<)\s*({_NUM})", t, re.I)
+            if m:
+                lo, hi = parse_number(m.group(1)), parse_number(m.group(4))
+                out[n] = out[n].merge(Bound(length_lo=lo if m.group(2) == "≤" else (lo or 0) + 1,
+                                            length_hi=hi if m.group(3) == "≤" else (hi or 0) - 1))
+                continue
+            m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}\s*(≤|<)\s*({_NUM})", t)
+            if m:
+                lo, hi = parse_number(m.group(1)), parse_number(m.group(4))
+                out[n] = out[n].merge(Bound(lo=lo if m.group(2) == "≤" else (lo or 0) + 1,
+                                            hi=hi if m.group(3) == "≤" else (hi or 0) - 1))
+                continue
+        # prose about one argument: "base numbers are less than 10", "positive integer n"
+        target = mentioned[0] if len(mentioned) == 1 else single
+        if target is None:
+            continue
+        about_len = bool(re.search(r"\blength\b|\bsize\b|number of elements", low))
+        rng = re.search(rf"range of \[\s*({_NUM})\s*,\s*({_NUM})\s*\]", t)
+        b = Bound()
+        if rng:
+            lo, hi = parse_number(rng.group(1)), parse_number(rng.group(2))
+            b = Bound(length_lo=lo, length_hi=hi) if about_len else Bound(lo=lo, hi=hi)
+        else:
+            for m in re.finditer(rf"\b(not\s+)?(less|greater|higher|more) than\s+({_NUM})", low):
+                v = parse_number(m.group(3))
+                if v is None or about_len:
+                    continue
+                below = m.group(2) == "less"
+                if m.group(1):  # "not less than 1": at least 1
+                    b = b.merge(Bound(lo=v) if below else Bound(hi=v))
+                else:
+                    b = b.merge(Bound(hi=v - 1) if below else Bound(lo=v + 1))
+        if re.search(r"\bpositive\b", low) and "non-positive" not in low and not about_len:
+            b = b.merge(Bound(lo=1))
+        elif re.search(r"non-?negative", low) and not about_len:
+            b = b.merge(Bound(lo=0))
+        out[target] = out[target].merge(b)
+    return out
