@@ -365,7 +365,7 @@ class DockerMode(LibraryMode):
 
 MODES = ("floor", "library", "library-many", "cli", "http-run", "http-run-code", "docker")
 # Most telling first: if the run's time budget runs out, the slow ways in are what is skipped.
-DEFAULT_MODES = ("floor", "library", "http-run", "http-run-code", "docker", "cli")
+DEFAULT_MODES = ("floor", "http-run", "http-run-code", "docker", "library", "cli")
 
 
 def make_mode(name: str, ctx: Context, run_concurrency: int, run_code_concurrency: int) -> Mode:

@@ -38,6 +38,8 @@ def _f(v: Optional[float], fmt: str) -> str:
 def row_ratios(m: Measurement, floor: Optional[Measurement]) -> dict[str, Optional[float]]:
     return {
         "cpu_ms_per_exec": cpu_ms_per_exec(m),
+        # floor CPU per execution over ours: the exec/s ratio an otherwise idle, CPU-bound machine would show
+        "cpu_x_floor": _ratio(cpu_ms_per_exec(floor) if floor else None, cpu_ms_per_exec(m)),
         "exec_per_s_x_floor": _ratio(m.exec_per_s, floor.exec_per_s if floor else None),
         "p50_x_floor": _ratio(m.latency(50), floor_latency_ref(m, floor, 50)),
         "p99_x_floor": _ratio(m.latency(99), floor_latency_ref(m, floor, 99)),
@@ -97,7 +99,7 @@ def cpu_ms_per_exec(m: Measurement) -> Optional[float]:
     return sum(c.values()) * 1000 / m.executions
 
 
-HEADER = ("mode", "wl", "execs", "exec/s", "x floor", "cpu ms/ex", "lat", "p50 ms", "p99 ms", "p50 x fl", "wrong",
+HEADER = ("mode", "wl", "execs", "exec/s", "x floor", "cpu ms/ex", "cpu x fl", "lat", "p50 ms", "p99 ms", "p50 x fl", "wrong",
           "SE", "err", "load", "notes")
 
 
@@ -110,7 +112,7 @@ def table(rows: Sequence[Measurement], skipped: dict[str, str], full: dict[str, 
         r = row_ratios(m, fl)
         lines.append([
             m.mode, m.workload, str(m.executions), f"{m.exec_per_s:.1f}", _f(r["exec_per_s_x_floor"], ".2f"),
-            _f(cpu_ms_per_exec(m), ".1f"),
+            _f(cpu_ms_per_exec(m), ".1f"), _f(r["cpu_x_floor"], ".2f"),
             m.latency_unit if m.latency_unit != "none" else "-",
             _f(m.latency(50) * 1000 if m.latency(50) is not None else None, ".0f"),
             _f(m.latency(99) * 1000 if m.latency(99) is not None else None, ".0f"),
@@ -148,28 +150,42 @@ def disagreement_lines(rows: Sequence[Measurement], per_row: int = 3) -> str:
 
 
 def targets(rows: Sequence[Measurement]) -> list[dict[str, Any]]:
-    """The issue's targets, each with the number reached and whether it is met (None: not measured)."""
+    """The issue's targets, each with the number reached and whether it is met (None: not measured).
+
+    ``met`` judges wall-clock rates, as the issue states the targets; ``met_by_cpu`` judges the
+    same target by CPU time per execution, which a shared machine's changing load hardly moves.
+    """
     by = {(m.mode, m.workload): m for m in rows}
     floor = {wl: by.get(("floor", wl)) for wl in ("W1", "W2", "W3")}
     out: list[dict[str, Any]] = []
 
-    def add(name: str, value: Optional[float], goal: str, ok: Optional[bool], detail: str = "") -> None:
-        out.append({"target": name, "value": value, "goal": goal, "met": ok, "detail": detail})
+    def add(name: str, value: Optional[float], goal: str, ok: Optional[bool], detail: str = "",
+            by_cpu: Optional[float] = None, ok_cpu: Optional[bool] = None) -> None:
+        out.append({"target": name, "value": value, "goal": goal, "met": ok, "detail": detail,
+                    "value_by_cpu": by_cpu, "met_by_cpu": ok_cpu})
+
+    def cpu_ratio(a: Optional[Measurement], b: Optional[Measurement]) -> Optional[float]:
+        """CPU per execution of a over that of b."""
+        return _ratio(cpu_ms_per_exec(a) if a else None, cpu_ms_per_exec(b) if b else None)
 
     for mode, goal in (("http-run", 0.5), ("http-run-code", 0.3)):
-        m = by.get((mode, "W1"))
-        r = _ratio(m.exec_per_s, floor["W1"].exec_per_s) if m and floor["W1"] else None
-        add(f"W1 {mode} exec/s vs floor", r, f">= {goal}x", None if r is None else r >= goal,
-            "" if m is None else f"{m.exec_per_s:.1f} vs {floor['W1'].exec_per_s:.1f} exec/s" if floor["W1"] else "")
+        m, fl = by.get((mode, "W1")), floor["W1"]
+        r = _ratio(m.exec_per_s, fl.exec_per_s) if m and fl else None
+        c = cpu_ratio(fl, m)
+        detail = f"{m.exec_per_s:.1f} vs {fl.exec_per_s:.1f} exec/s" if m and fl else ""
+        add(f"W1 {mode} exec/s vs floor", r, f">= {goal}x", None if r is None else r >= goal, detail,
+            c, None if c is None else c >= goal)
     for m in rows:
         if m.workload != "W2" or m.mode == "floor":
             continue
         fl = floor["W2"]
         slower = _ratio(fl.exec_per_s, m.exec_per_s) if fl else None  # time for the same work, floor = 1
+        c = cpu_ratio(m, fl)
         n_compiles = compiles_of(m)
         cpp = n_compiles / m.submissions if m.submissions and n_compiles is not None else None
         add(f"W2 {m.mode} time vs compile once + run 10", slower, "<= 1.5x",
-            None if slower is None else slower <= 1.5, f"compiles per program {_f(cpp, '.2f')}")
+            None if slower is None else slower <= 1.5, f"compiles per program {_f(cpp, '.2f')}",
+            c, None if c is None else c <= 1.5)
         if cpp is not None:
             add(f"W2 {m.mode} compiles per program", cpp, "== 1", abs(cpp - 1.0) < 1e-9)
     for m in rows:
@@ -180,7 +196,9 @@ def targets(rows: Sequence[Measurement]) -> list[dict[str, Any]]:
         if m.workload == AFTER:
             before = by.get((m.mode, "W1"))
             r = _ratio(m.exec_per_s, before.exec_per_s if before else None)
-            add(f"W1 after W3 {m.mode} vs W1 before", r, ">= 0.9x", None if r is None else r >= 0.9)
+            c = cpu_ratio(before, m)
+            add(f"W1 after W3 {m.mode} vs W1 before", r, ">= 0.9x", None if r is None else r >= 0.9, "",
+                c, None if c is None else c >= 0.9)
     d = by.get(("docker", "W1"))
     if d is not None:
         ov = docker_overhead(d, floor["W1"])
@@ -191,10 +209,14 @@ def targets(rows: Sequence[Measurement]) -> list[dict[str, Any]]:
 
 
 def targets_text(ts: Sequence[dict[str, Any]]) -> str:
+    marks = {True: "MET ", False: "MISS", None: "n/a "}
     lines = []
     for t in ts:
-        mark = {True: "MET ", False: "MISS", None: "n/a "}[t["met"]]
-        lines.append(f"  [{mark}] {t['target']}: {_f(t['value'], '.3f')} (goal {t['goal']}) {t['detail']}".rstrip())
+        cpu = ""
+        if t.get("value_by_cpu") is not None:
+            cpu = f"; by CPU per exec {t['value_by_cpu']:.3f} {marks[t['met_by_cpu']].strip()}"
+        detail = f" {t['detail']}" if t["detail"] else ""
+        lines.append(f"  [{marks[t['met']]}] {t['target']}: {_f(t['value'], '.3f')} (goal {t['goal']}){detail}{cpu}")
     return "\n".join(lines)
 
 

@@ -38,7 +38,7 @@ WORKLOADS = ("W1", "W2", "W3")
 # --full lifts these, --limit caps every mode further.
 # The service (/v1/run) runs everything: its W3 is the verdict target, its W1-after-W3 the slowdown one.
 DEFAULT_SLICES: dict[str, dict[str, int]] = {
-    "library": {"W3": 16},
+    "library": {"W2": 32, "W3": 16},
     "http-run-code": {"W2": 16, "W3": 16},
     "docker": {"W1": 32, "W2": 8, "W3": 8},
     "cli": {"W1": 16, "W2": 8, "W3": 8},
