@@ -22,6 +22,7 @@ class Bound:
     hi: Optional[float] = None
     length_lo: Optional[float] = None
     length_hi: Optional[float] = None
+    positive: bool = False  # said in words: for floats that means > 0, not >= 1
 
     def merge(self, other: "Bound") -> "Bound":
         def mx(a: Optional[float], b: Optional[float]) -> Optional[float]:
@@ -31,7 +32,7 @@ class Bound:
             return b if a is None else a if b is None else min(a, b)
 
         return Bound(mx(self.lo, other.lo), mn(self.hi, other.hi), mx(self.length_lo, other.length_lo),
-                     mn(self.length_hi, other.length_hi))
+                     mn(self.length_hi, other.length_hi), self.positive or other.positive)
 
 
 def arg_names(statement: str, entry_point: str) -> list[str]:
@@ -114,7 +115,7 @@ def arg_bounds(statement: str, entry_point: str) -> dict[str, Bound]:
                 else:
                     b = b.merge(Bound(hi=v - 1) if below else Bound(lo=v + 1))
         if re.search(r"\bpositive\b", low) and "non-positive" not in low and not about_len:
-            b = b.merge(Bound(lo=1))
+            b = b.merge(Bound(lo=1, positive=True))
         elif re.search(r"non-?negative", low) and not about_len:
             b = b.merge(Bound(lo=0))
         out[target] = out[target].merge(b)

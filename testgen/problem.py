@@ -269,7 +269,7 @@ def load_problem(rec: dict[str, Any]) -> Problem:
     return Problem(
         id=str(pid), io=io, statement=str(rec.get("statement") or rec.get("prompt") or ""),
         entry_point=entry if io == "function" else None, gold=gold, seeds=_seeds_of(rec, io),
-        limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec) if io == "stdio" else [],
+        limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec),
         heldout_correct=_programs(rec.get("heldout_correct")),
         heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported,
     )

@@ -39,7 +39,7 @@ def test_infers_types_and_ranges_from_seed_args():
     kinds = [type(s).__name__ for s in m.specs]
     assert kinds == ["ListSpec", "StrSpec", "IntSpec", "BoolSpec"]
     ints = m.specs[2]
-    assert isinstance(ints, IntSpec) and ints.lo == 1 and ints.hi >= 14  # positive seeds: no zero or negatives
+    assert isinstance(ints, IntSpec) and ints.lo == 3 and ints.hi >= 14  # never below the seeds unless told
     s = m.specs[1]
     assert isinstance(s, StrSpec) and set("abxyz") <= set(s.alphabet)
 
@@ -47,6 +47,10 @@ def test_infers_types_and_ranges_from_seed_args():
 def test_statement_words_narrow_the_domain():
     m = FunctionModel.infer([[3], [8]], "Given a non-negative integer n")
     assert m.specs[0].lo == 0
+    m = FunctionModel.infer([[3], [8]], "Given a positive integer n")
+    assert m.specs[0].lo == 1
+    m = FunctionModel.infer([[0.5], [2.25]], "Given a positive floating point number")
+    assert 0 < m.specs[0].lo <= 0.5
     m = FunctionModel.infer([[3], [8]], "n may be negative")
     assert m.specs[0].lo < 0
 
@@ -303,8 +307,8 @@ def test_docstring_bounds_per_argument():
     assert m2.specs[1].hi == 9
 
 
-def test_one_case_strings_get_case_mutations_unless_the_statement_says_case():
+def test_case_mutations_only_when_the_statement_makes_case_matter():
     _, cands = gen([["abcba"], ["xyz"]])
-    assert any(any(ch.isupper() for ch in a[0]) for a in fam(cands, "mutation"))
-    _, cands = gen([["abcba"], ["xyz"]], statement="s has lowercase letters only")
     assert not any(any(ch.isupper() for ch in a[0]) for a in fam(cands, "mutation"))
+    _, cands = gen([["abcba"], ["xyz"]], statement="Compare the strings ignoring case.")
+    assert any(any(ch.isupper() for ch in a[0]) for a in fam(cands, "mutation"))
