@@ -25,6 +25,7 @@ class CompileCache:
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
         self._pins: dict[str, int] = {}
+        self._memo: dict[str, tuple[dict, float]] = {}
         os.makedirs(root, mode=0o755, exist_ok=True)
         os.chmod(root, 0o755)
         self._size = sum(_folder_size(os.path.join(root, n)) for n in os.listdir(root))
@@ -61,17 +62,36 @@ class CompileCache:
             return self._locks.setdefault(key, threading.Lock())
 
     def get(self, key: str) -> Optional[dict]:
+        """The entry's metadata, or None. Hot entries are answered from memory after a stat
+        (another process may have evicted the folder); recency is written at most every 30 s."""
         meta = os.path.join(self.path(key), ".meta.json")
+        now = time.monotonic()
+        memo = self._memo.get(key)
+        if memo is not None and os.path.exists(meta):
+            info, touched = memo
+            if now - touched > 30:
+                self._touch(meta)
+                self._memo[key] = (info, now)
+            return info
         try:
             with open(meta) as f:
                 info = json.load(f)
         except (OSError, ValueError):
+            self._memo.pop(key, None)
             return None
+        self._touch(meta)
+        with self._lock:
+            self._memo[key] = (info, now)
+            while len(self._memo) > 4096:
+                self._memo.pop(next(iter(self._memo)))
+        return info
+
+    @staticmethod
+    def _touch(meta: str) -> None:
         try:
             os.utime(meta)  # recency for eviction
         except OSError:
             pass
-        return info
 
     def put(self, key: str, folder: str, info: dict) -> None:
         """Move a finished folder into the store (atomic rename), read-only for everyone."""
@@ -123,6 +143,7 @@ class CompileCache:
                 if name in self._pins:
                     continue
                 # Rename first so a reader never sees a half-deleted entry.
+                self._memo.pop(name, None)
                 trash = p + f".del{time.monotonic_ns()}"
                 try:
                     os.rename(p, trash)

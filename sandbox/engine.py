@@ -145,7 +145,12 @@ class Sandbox:
         os.makedirs(self.config.state_dir, mode=0o755, exist_ok=True)
         self.toolchains: dict[str, Toolchain] = detect_toolchains()
         self.cache = CompileCache(os.path.join(self.config.state_dir, "cache"), self.config.cache_max_mb << 20)
-        self.scratch = os.path.join(self.config.state_dir, "scratch")
+        # Scratch is per instance: several processes (CLI runs, a service) share a state dir,
+        # and each removes only its own on close. Folders of dead instances go at start.
+        scratch_root = os.path.join(self.config.state_dir, "scratch")
+        os.makedirs(scratch_root, mode=0o700, exist_ok=True)
+        _remove_dead_instances(scratch_root)
+        self.scratch = os.path.join(scratch_root, f"{os.getpid()}-{id(self):x}")
         os.makedirs(self.scratch, mode=0o700, exist_ok=True)
         self.backend = backend or self._make_backend()
         if hasattr(self.backend, "toolchains"):
@@ -266,7 +271,7 @@ class Sandbox:
                 self.count("cache_hits")
                 cr = CompileResult(ok=hit["ok"], stdout=hit.get("stdout", ""), stderr=hit.get("stderr", ""),
                                    time_s=hit.get("time_s", 0.0), cached=True)
-                return (Program(tc, self.cache.path(key), src, entry_point, key) if hit["ok"] else None), cr
+                return (self._program(tc, key, src, entry_point, files) if hit["ok"] else None), cr
             folder = tempfile.mkdtemp(prefix="c", dir=self.scratch)
             os.chmod(folder, 0o777)
             try:
@@ -286,7 +291,12 @@ class Sandbox:
             finally:
                 if folder:
                     shutil.rmtree(folder, ignore_errors=True)
-        return (Program(tc, self.cache.path(key), src, entry_point, key) if cr.ok else None), cr
+        return (self._program(tc, key, src, entry_point, files) if cr.ok else None), cr
+
+    def _program(self, tc: Toolchain, key: str, src: str, entry_point: Optional[str], files: dict) -> Program:
+        prog = Program(tc, self.cache.path(key), src, entry_point, key)
+        prog._source = files.get("main.py")  # the Python fast path needs no disk read
+        return prog
 
     def _compile(self, tc: Toolchain, src: str, folder: str, limits: Limits, outer: Any
                  ) -> tuple[CompileResult, bool]:
@@ -466,6 +476,13 @@ class _Job:
             tr.verdict = Verdict.WA
             tr.message = msg or None
         return tr
+
+
+def _remove_dead_instances(root: str) -> None:
+    for name in os.listdir(root):
+        pid = name.split("-")[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
 
 _default: Optional[Sandbox] = None

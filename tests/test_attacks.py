@@ -484,11 +484,12 @@ def test_nothing_left_behind_after_close(tmp_path):
     uids = jail_uids(sb)
     cg_dirs = [d for d in (sb.backend.cgroup.bases.values() if sb.backend.cgroup else [])]
     run_dir = sb.backend.run_dir
+    scratch = sb.scratch
     sb.close()
     assert processes_of(uids) == []
     for d in cg_dirs:
         assert not os.path.exists(d), f"cgroup {d} left behind"
     assert not os.path.exists(run_dir)
-    assert not os.path.exists(os.path.join(str(tmp_path), "scratch"))
+    assert not os.path.exists(scratch)
     with open("/proc/self/mounts") as f:
         assert instance not in f.read()

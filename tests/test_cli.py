@@ -81,3 +81,16 @@ def test_refuses_when_a_required_layer_is_missing(files):
 def test_languages_lists_toolchains(files):
     p = cli("languages", cwd=files)
     assert p.returncode == 0 and "python" in p.stdout and "ok" in p.stdout
+
+
+def test_concurrent_runs_share_a_state_dir(files):
+    """Two CLI processes on one state dir (the default /var/lib/codetest) must not break each other."""
+    env = {**os.environ, "CODETEST_STATE_DIR": str(files / "state"), "CODETEST_SLOTS": "1"}
+    (files / "c.c").write_text('#include <stdio.h>\nint main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);}\n')
+    procs = [subprocess.Popen([*CLI, "run", name, "--tests", "tests.jsonl"], cwd=files, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for name in ("sol.py", "c.c", "sol.py", "c.c")]
+    for p in procs:
+        out, err = p.communicate(timeout=180)
+        assert p.returncode == 0, err
+        assert "Traceback" not in err
