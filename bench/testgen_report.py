@@ -76,6 +76,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--mutants", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--mode", choices=("batched", "engine"), default="batched")
+    ap.add_argument("--families", help="generator families, comma-separated (default: all but the opt-in widen)")
     ap.add_argument("--json", help="write every number as JSON here")
     args = ap.parse_args(argv)
 
@@ -104,9 +105,11 @@ def main(argv: Optional[list[str]] = None) -> int:
             if not os.path.exists(src):
                 print(f"{ds}: {src} not found, skipped", file=sys.stderr)
                 continue
-            suites = os.path.join(args.out_dir, f"{ds}.seed{args.seed}.max{args.max_tests}.jsonl")
+            fams = [f.strip() for f in args.families.split(",")] if args.families else None
+            tag = "" if fams is None else "." + "-".join(fams)
+            suites = os.path.join(args.out_dir, f"{ds}.seed{args.seed}.max{args.max_tests}{tag}.jsonl")
             t0 = time.monotonic()
-            settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants)
+            settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants, families=fams)
             summary = run_batch(src, suites, runner, settings, workers=args.workers, limit=args.limit,
                                 progress=sys.stderr.isatty())
             gen_s = time.monotonic() - t0

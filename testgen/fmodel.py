@@ -206,6 +206,10 @@ class IntSpec(Spec):
             out += [-value if value else -1, -1]
         if self.lo >= 1:
             out.append(0)
+        if not self.stated:
+            # far beyond the seeds: a large prime and a random large number expose linear loops
+            # where a square root is needed (and fail correct-but-linear programs)
+            out += [999_999_937, rng.randint(10**8, 10**9)]
         return out
 
     def accepts(self, value: Any) -> bool:
@@ -413,7 +417,12 @@ class StrSpec(Spec):
         return s
 
     def widen(self, value: Any, rng: random.Random) -> list[Any]:
-        return [""] if self.min_len >= 1 else []
+        out: list[Any] = [""] if self.min_len >= 1 else []
+        if isinstance(value, str) and not self.case_flip and any(c.isalpha() for c in value):
+            out.append(value.swapcase())  # the other case, which the seeds never showed
+            if len(value) > 1:
+                out.append(value[0].swapcase() + value[1:])
+        return out
 
     def accepts(self, value: Any) -> bool:
         return isinstance(value, str)
