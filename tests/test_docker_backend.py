@@ -220,8 +220,10 @@ def test_sandbox_engine_on_docker_backend(client):
         assert res.verdict == Verdict.AC, res
     finally:
         sb.close()
-        shutil.rmtree(state, ignore_errors=True)
-    assert not os.path.exists(os.path.join(state, "scratch"))
+    # The instance's scratch is gone; the shared scratch root stays, empty.
+    assert not os.path.exists(sb.scratch)
+    assert os.listdir(os.path.join(state, "scratch")) == []
+    shutil.rmtree(state, ignore_errors=True)
 
 
 def test_containers_of_a_dead_owner_are_swept_at_start(client):

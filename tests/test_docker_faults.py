@@ -219,7 +219,9 @@ def test_dockerd_restart_under_load(client):
     c2 = docker.from_env(timeout=10)
     assert c2.api.containers(all=True, filters={"label": f"codetest.pool={pool_id}"}) == []
     assert volumes(c2) == vols
-    assert not os.path.exists(os.path.join(state, "scratch"))
+    # The instance's scratch is gone; the shared scratch root stays, empty.
+    assert not os.path.exists(sb.scratch)
+    assert os.listdir(os.path.join(state, "scratch")) == []
     import shutil
 
     shutil.rmtree(state, ignore_errors=True)
