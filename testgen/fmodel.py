@@ -17,9 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 # Sizes the generated values stay under, so one call cannot flood the harness.
-# Kept below CPython's default recursion limit: a correct recursive solution must not fail on size alone.
-STRESS_LEN = 500
-STRESS_STR = 500
+# Sizes for "max-size" inputs when the statement gives none. Kept small on purpose: a correct
+# solution may be recursive (CPython's recursion limit is 1000) or polynomially slower than the
+# gold one (an O(n^4) triple search was labelled correct on HumanEval and times out at n = 365).
+# A length the statement states (``1 <= len(arr) <= 10^4``) replaces these.
+STRESS_LEN = 100
+STRESS_STR = 200
 MAX_REGULAR_LEN = 40
 
 
@@ -439,7 +442,7 @@ class ListSpec(Spec):
 
     def _n(self, rng: random.Random, big: bool) -> int:
         if big:
-            top = max(self.min_len, min(self.stress_len, STRESS_LEN))
+            top = max(self.min_len, self.stress_len)
             return rng.randint(max(self.min_len, top // 2), top)
         return rng.randint(self.min_len, max(self.min_len, min(self.max_len, MAX_REGULAR_LEN)))
 
@@ -884,4 +887,4 @@ def _apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
             if b.length_hi is not None:
                 spec.max_len = max(spec.min_len, int(b.length_hi))
                 if isinstance(spec, ListSpec):
-                    spec.stress_len = spec.max_len
+                    spec.stress_len = min(spec.max_len, 10_000)
