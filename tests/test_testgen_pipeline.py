@@ -38,6 +38,14 @@ def _state_dir() -> str:
     return d
 
 
+@pytest.fixture
+def state_env():
+    """Environment for a `codetest` subprocess with its own sandbox state folder, removed afterwards."""
+    d = _state_dir()
+    yield dict(os.environ, CODETEST_STATE_DIR=d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def runner():
     d = _state_dir()
@@ -213,12 +221,12 @@ def test_cli_bad_input_exits_2(tmp_path):
     assert r.returncode == 2 and "label" in r.stderr
 
 
-def test_resumes_after_a_kill_without_redoing_finished_problems(tmp_path):
+def test_resumes_after_a_kill_without_redoing_finished_problems(tmp_path, state_env):
     probs = tmp_path / "p.jsonl"
-    recs = [fn_problem(f"r{i}", [ABS, "def f(x):\n    return max(x, -x)\n"], [[3 + i], [-2], [0]]) for i in range(6)]
+    recs = [fn_problem(f"r{i}", [ABS, "def f(x):\n    return max(x, -x)\n"], [[3 + i], [-2], [0]]) for i in range(10)]
     probs.write_text("".join(json.dumps(r) + "\n" for r in recs))
     out = tmp_path / "o.jsonl"
-    env = dict(os.environ, CODETEST_STATE_DIR=_state_dir())
+    env = state_env
     args = [sys.executable, "-m", "codetest.cli", "testgen", str(probs), "-o", str(out), "--workers", "1",
             "--mutants", "30", "--max-tests", "20", "--quiet"]
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -226,13 +234,13 @@ def test_resumes_after_a_kill_without_redoing_finished_problems(tmp_path):
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
-            time.sleep(0.2)
+            time.sleep(0.05)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     first = out.read_text()
     done_before = finished_ids(str(out))
-    assert 2 <= len(done_before) < 6, "the kill should land mid-batch"
+    assert 2 <= len(done_before) < 10, "the kill should land mid-batch"
     with open(out, "a") as f:
         f.write('{"id": "r5", "tests": [')  # a line cut short by the kill
     r = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -240,17 +248,17 @@ def test_resumes_after_a_kill_without_redoing_finished_problems(tmp_path):
     text = out.read_text()
     assert text.startswith(first), "finished problems were rewritten"
     ids = [json.loads(l)["id"] for l in text.splitlines()]
-    assert sorted(ids) == sorted(f"r{i}" for i in range(6)) and len(ids) == 6
+    assert sorted(ids) == sorted(f"r{i}" for i in range(10)) and len(ids) == 10
     assert f"({len(done_before)} already done)" in r.stdout
 
 
-def test_cli_testgen_then_evaluate(tmp_path):
+def test_cli_testgen_then_evaluate(tmp_path, state_env):
     probs = tmp_path / "p.jsonl"
     rec = fn_problem("c1", [ABS], [[3], [-2], [0]])
     rec["heldout_incorrect"] = [{"language": "python", "code": "def f(x):\n    return x\n"}]
     probs.write_text(json.dumps(rec) + "\n")
     out = tmp_path / "o.jsonl"
-    env = dict(os.environ, CODETEST_STATE_DIR=_state_dir())
+    env = state_env
     r = _cli("testgen", str(probs), "-o", str(out), "--mutants", "10", "--max-tests", "8", "--quiet", env=env,
              timeout=120)
     assert r.returncode == 0, r.stderr
