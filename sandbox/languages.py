@@ -60,9 +60,19 @@ def _fixed(name: str) -> Callable[[str], str]:
 _JAVA_PUBLIC = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][A-Za-z0-9_$]*)")
 
 
+_JAVA_CLASS = re.compile(r"\bclass\s+([A-Za-z_$][A-Za-z0-9_$]*)")
+_JAVA_MAIN = re.compile(r"static\s+(?:final\s+)?void\s+main\s*\(")
+
+
 def java_source_name(code: str) -> str:
+    """The file a Java source must be saved as: its public class, else the class whose body
+    holds ``main`` (the last class declared before it), else Main."""
     m = _JAVA_PUBLIC.search(code)
-    return f"{m.group(1) if m else 'Main'}.java"
+    if m:
+        return f"{m.group(1)}.java"
+    main = _JAVA_MAIN.search(code)
+    classes = [c for c in _JAVA_CLASS.finditer(code) if main is None or c.start() < main.start()]
+    return f"{classes[-1].group(1) if classes else 'Main'}.java"
 
 
 LANGUAGES: tuple[Language, ...] = (

@@ -157,13 +157,20 @@ inp, out, ans = (open(p).read().split() for p in sys.argv[1:4])
 sys.exit(0 if sorted(out) == sorted(ans) else 1)
 """
 CHECKER_KATTIS = r"""
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <string>
 int main(int argc, char** argv){
     std::ifstream ans(argv[2]); std::multiset<long long> want, got; long long x;
     while (ans >> x) want.insert(x);
     while (std::cin >> x) got.insert(x);
+    // Kattis checkers write their judgement into the feedback folder: it must be writable.
+    FILE* f = std::fopen((std::string(argv[3]) + "/judgemessage.txt").c_str(), "w");
+    if (!f) return 1;
+    std::fputs(want == got ? "ok" : "multisets differ", f);
+    std::fclose(f);
     return want == got ? 42 : 43;
 }
 """
@@ -203,3 +210,12 @@ def test_function_call_tuple_and_exception(sandbox):
     res = sandbox.run(RunRequest(language="python", code=code, entry_point="f",
                                  tests=[TestCase(args=[2], expected=[2, [2]]), TestCase(args=[-1], expected=None)]))
     assert [t.verdict for t in res.tests] == [Verdict.AC, Verdict.RE]
+
+
+def test_java_without_public_class_runs_its_main_class(sandbox):
+    if "java" not in sandbox.toolchains:
+        pytest.skip("java not installed")
+    code = "import java.util.*;\nclass Helper { static int two() { return 2; } }\n" \
+           "class TestHello { public static void main(String[] a) { System.out.println(40 + Helper.two()); } }\n"
+    res = sandbox.run(RunRequest(language="java", code=code, tests=[TEST]))
+    assert res.verdict == Verdict.AC, res
