@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 from ...errors import SandboxUnavailable
 from ...languages import Toolchain, detect_toolchains
-from ..base import ExecResult, ExecSpec
+from ..base import ExecResult, ExecSpec, facts_from_reply
 from .container import (
     LABEL_BACKEND, LABEL_OWNER, LABEL_POOL, ContainerError, PoolContainer, owner_label, seccomp_profile_json,
 )
@@ -289,16 +289,9 @@ class DockerBackend:
             raise ValueError(str(e)) from e
 
     def _to_result(self, r: dict, spec: ExecSpec) -> ExecResult:
-        if r.get("error") and "exit_code" not in r:
-            return ExecResult(error=r["error"])
-        res = ExecResult(
-            exit_code=r.get("exit_code"), signal=r.get("signal"), cpu_s=float(r.get("cpu_s", 0.0)),
-            wall_s=float(r.get("wall_s", 0.0)), memory_kb=int(r.get("memory_kb", 0)),
-            stdout=base64.b64decode(r.get("stdout", "")), stderr=base64.b64decode(r.get("stderr", "")),
-            wall_exceeded=bool(r.get("wall_exceeded")), cpu_exceeded=bool(r.get("cpu_exceeded")),
-            memory_exceeded=bool(r.get("memory_exceeded")), output_exceeded=bool(r.get("output_exceeded")),
-            error=r.get("error"),
-        )
+        res = facts_from_reply(r)
+        if res.error and "exit_code" not in r:
+            return res
         if spec.work_dir is not None and "work_files" in r:
             files = r["work_files"]
             if "__error__" in files:  # the compile step left more than /work may carry: its fault

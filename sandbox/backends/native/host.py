@@ -24,7 +24,7 @@ from dataclasses import asdict
 from typing import Optional
 
 from ...config import SandboxConfig
-from ..base import ExecResult, ExecSpec
+from ..base import ExecResult, ExecSpec, facts_from_reply
 from . import cgroups
 
 log = logging.getLogger("codetest.native")
@@ -301,13 +301,4 @@ class NativeBackend:
 
 
 def _to_result(res: dict) -> ExecResult:
-    if res.get("error") and "exit_code" not in res:
-        return ExecResult(error=res["error"])
-    return ExecResult(
-        exit_code=res.get("exit_code"), signal=res.get("signal"), cpu_s=res.get("cpu_s", 0.0),
-        wall_s=res.get("wall_s", 0.0), memory_kb=int(res.get("memory_kb", 0)),
-        stdout=base64.b64decode(res.get("stdout", "")), stderr=base64.b64decode(res.get("stderr", "")),
-        wall_exceeded=res.get("wall_exceeded", False), cpu_exceeded=res.get("cpu_exceeded", False),
-        memory_exceeded=res.get("memory_exceeded", False), output_exceeded=res.get("output_exceeded", False),
-        error=res.get("error"),
-    )
+    return facts_from_reply(res)
