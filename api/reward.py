@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from sandbox.models import RunRequest, RunResult, Verdict
 
-from .languages import resolve
+from sandbox.languages import canonical_name
 from .models import RewardItem, RewardResult, Scoring
 
 
@@ -133,7 +133,7 @@ def prepare(item: RewardItem, available: Iterable[str], max_output_mb: float = f
         from_fence = item.language is None
     if not lang:
         return _null(item, "no language: set the item's 'language' or tag the code fence")
-    lang = resolve(lang, available)
+    lang = canonical_name(lang)
     if not code.strip():
         return _fail_ce(item, "the code block is empty", lang)
     try:

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from sandbox.models import RunRequest, RunResult
 
 from . import fusion, openrlhf
-from .languages import resolve
+from sandbox.languages import canonical_name
 from .models import (
     ErrorBody, FusionRunRequest, FusionRunResponse, HealthResponse, OpenRLHFRequest, OpenRLHFResponse, RewardItem,
     RewardRequest, RewardResponse, RewardResult, RewardStats, Scoring,
@@ -57,7 +57,7 @@ async def _run_one(svc: Service, job: RunRequest) -> RunResult:
              summary="Run one program on any number of tests (compiled once)")
 async def run(body: RunRequest, request: Request) -> RunResult:
     svc = service_of(request)
-    job = body.model_copy(update={"language": resolve(body.language, svc.languages)})
+    job = body.model_copy(update={"language": canonical_name(body.language)})
     return await _run_one(svc, job)
 
 

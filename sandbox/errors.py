@@ -19,3 +19,7 @@ class ToolchainMissing(BadRequest):
 
 class SandboxUnavailable(SandboxError):
     """An isolation layer below the configured minimum is missing: refuse to run code."""
+
+
+class ConfigError(BadRequest):
+    """A ``CODETEST_*`` variable or setting has a value that cannot be used (the operator's to fix)."""
