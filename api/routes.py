@@ -55,10 +55,15 @@ async def _run_one(svc: Service, job: RunRequest) -> RunResult:
 
 @router.post("/v1/run", response_model=RunResult, responses=_ERRORS, tags=["run"],
              summary="Run one program on any number of tests (compiled once)")
-async def run(body: RunRequest, request: Request) -> RunResult:
+async def run(body: RunRequest, request: Request) -> Response:
     svc = service_of(request)
     job = body.model_copy(update={"language": canonical_name(body.language)})
-    return await _run_one(svc, job)
+    result = await _run_one(svc, job)
+    try:
+        # Encoded once, straight to bytes (no intermediate dict of copies of the output).
+        return Response(result.model_dump_json(), media_type="application/json")
+    finally:
+        result.release_output()
 
 
 async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
@@ -108,7 +113,10 @@ async def run_code(body: FusionRunRequest, request: Request) -> FusionRunRespons
         raise BadRequest("'files' is not supported by this sandbox; send the data on stdin")
     job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
     result = await _run_one(svc, job)
-    return fusion.to_response(result, compiled=fusion.has_compile_step(job.language))
+    try:
+        return fusion.to_response(result, compiled=fusion.has_compile_step(job.language))
+    finally:
+        result.release_output()
 
 
 @router.post("/get_reward", response_model=OpenRLHFResponse, responses=_ERRORS, tags=["compat"],

@@ -20,7 +20,7 @@ from .backend_factory import make_backend
 from .backends.base import ExecResult, ExecSpec
 from .cache import CompileCache
 from .config import SandboxConfig
-from .errors import SandboxUnavailable, ToolchainMissing
+from .errors import SandboxUnavailable, Saturated, ToolchainMissing
 from .isolation_gate import health_report, refuse_unless_isolated
 from .judge import CHECKER_LIMITS, Job  # noqa: F401  (CHECKER_LIMITS re-exported)
 from .languages import Toolchain, detect_toolchains, get_language
@@ -89,6 +89,10 @@ class Sandbox:
         except BaseException:
             output.release()
             raise
+        if output.refused:
+            output.release()
+            raise Saturated("the service holds as much program output as it may (CODETEST_OUTPUT_BUDGET_MB); "
+                            "retry later")
         if hold_output:
             result._output = output
         else:

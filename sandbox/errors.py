@@ -23,3 +23,9 @@ class SandboxUnavailable(SandboxError):
 
 class ConfigError(BadRequest):
     """A ``CODETEST_*`` variable or setting has a value that cannot be used (the operator's to fix)."""
+
+
+class Saturated(SandboxError):
+    """The service cannot take this job now (its output budget across jobs is spent); retry later."""
+
+    retry_after_s = 5

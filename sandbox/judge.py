@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from . import compare as cmp
 from .function_call import Unreadable, parse_result, result_from_stdout
 from .models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
-from .output_budget import JobOutput
+from .output_budget import JOB, GLOBAL, JobOutput, json_cost
 from .programs import Program
 from .verdict import Decision, Outcome, decide, overall_verdict, run_verdict
 
@@ -115,15 +115,16 @@ class Job:
                     ok = cmp.compare_output(mode, stdout, test.expected_stdout, req.float_tol,
                                             req.integer_tolerance)
                     outcome = Outcome.ACCEPTED if ok else Outcome.REJECTED
-        d: Decision = decide(facts, spec.limits.cpu_s, spec.limits.memory_bytes, outcome, message)
+        shown = value_text.encode("utf-8", "surrogatepass") if value_text is not None else stdout
+        spent = self.output.keep(json_cost(shown) + json_cost(facts.stderr))
+        d: Decision = decide(facts, spec.limits.cpu_s, spec.limits.memory_bytes, outcome, message,
+                             over_job_output_budget=spent == JOB, over_server_output_budget=spent == GLOBAL)
         tr = TestResult(verdict=d.verdict, time_s=round(facts.cpu_s, 4), wall_time_s=round(facts.wall_s, 4),
                         memory_kb=facts.memory_kb, exit_code=facts.exit_code, signal=facts.signal,
                         truncated=facts.output_exceeded, message=d.message)
-        if self.output.keep(len(stdout) + len(facts.stderr)):
+        if spent is None:
             tr.stdout = value_text if value_text is not None else _text(stdout)
             tr.stderr = _text(facts.stderr)
-        else:
-            tr.output_dropped = True
         return tr
 
     def _judge_value(self, facts: Any, test: TestCase) -> tuple[bytes, Outcome, Optional[str], Optional[str]]:

@@ -5,7 +5,8 @@ limit fired, or that the sandbox itself failed); the comparison reports whether 
 was accepted. :func:`decide` turns those into one verdict, in this order:
 
 1. ``SE``  the sandbox itself failed (``facts.error``). Nothing the program does gets here.
-2. ``OLE`` the output limit fired.
+2. ``OLE`` the output limit fired, or the job's outputs together are over the service's
+   per-job output budget (``SE`` when the budget across all jobs is spent: not the program's doing).
 3. ``MLE`` the memory limit fired, or the program crashed saying it ran out of memory
    (``MemoryError``, ``std::bad_alloc``, ...), or it was SIGKILLed at its memory limit.
 4. ``TLE`` the CPU or wall limit fired, or the CPU time is over the limit.
@@ -74,8 +75,17 @@ def run_verdict(facts: Any, cpu_limit_s: float, memory_limit_bytes: int) -> Opti
 
 
 def decide(facts: Any, cpu_limit_s: float, memory_limit_bytes: int, outcome: Optional[Outcome] = None,
-           message: Optional[str] = None) -> Decision:
-    """One test's verdict. ``outcome`` None means nothing was compared (no expected output): AC."""
+           message: Optional[str] = None, *, over_job_output_budget: bool = False,
+           over_server_output_budget: bool = False) -> Decision:
+    """One test's verdict. ``outcome`` None means nothing was compared (no expected output): AC.
+
+    ``over_job_output_budget``: the job's outputs together are more than the service keeps for
+    one job (``CODETEST_JOB_OUTPUT_MB``): OLE. ``over_server_output_budget``: the service's
+    output budget across jobs is spent: SE here, and the whole job is refused (429) above."""
+    if facts.error is None and over_server_output_budget:
+        return Decision(Verdict.SE, "the service's output budget across jobs is spent; retry later")
+    if facts.error is None and over_job_output_budget:
+        return Decision(Verdict.OLE, "the job's outputs together are over the service's per-job output budget")
     ran = run_verdict(facts, cpu_limit_s, memory_limit_bytes)
     if ran is not None:
         return ran
