@@ -39,8 +39,6 @@ COMPILE_OUTPUT_KEEP = 1 << 20  # compiler messages kept, bytes
 COMPILE_STDOUT, COMPILE_STDERR = ".compile.out", ".compile.err"
 # The compiler's stdio: files in its own work folder, stdin empty. "$@" is the compile argv.
 COMPILE_SHELL = f'exec "$@" </dev/null >{COMPILE_STDOUT} 2>{COMPILE_STDERR}'
-MEMORY_REJECTIONS = ("out of memory", "virtual memory exhausted", "std::bad_alloc", "OutOfMemoryError",
-                     "memory allocation of", "Cannot allocate memory")
 
 
 def exec_limits(limits: Limits, tc: Optional[Toolchain] = None) -> ExecLimits:
@@ -175,7 +173,8 @@ class Compiler:
             return CompileResult(ok=True), True, False
         self._count("compiles")
         argv = ["/bin/sh", "-c", COMPILE_SHELL, "sh", *self.compile_argv(tc, src, limits)]
-        spec = ExecSpec(argv=argv, limits=self.compile_limits(tc, limits), work_dir=folder, env=dict(lang.env))
+        cl = self.compile_limits(tc, limits)
+        spec = ExecSpec(argv=argv, limits=cl, work_dir=folder, env=dict(lang.env))
         t0 = time.monotonic()
         res: ExecResult = self._execute(spec, outer, "compile").result()
         took = time.monotonic() - t0
@@ -189,8 +188,7 @@ class Compiler:
                 os.remove(os.path.join(folder, name))
             except OSError:
                 pass
-        d = decide_compile(res, took)
+        d = decide_compile(res, took, cl.cpu_s)
         if d.sandbox_failed:
             log.error("compile step failed in the sandbox: %s", res.error)
-        cacheable = d.cacheable and not (not d.result.ok and any(m in d.result.stderr for m in MEMORY_REJECTIONS))
-        return d.result, cacheable, d.sandbox_failed
+        return d.result, d.cacheable, d.sandbox_failed

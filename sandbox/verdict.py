@@ -105,13 +105,19 @@ class CompileDecision:
     sandbox_failed: bool = False
 
 
-def decide_compile(facts: Any, took_s: float, limits_note: str = "") -> CompileDecision:
+COMPILER_MEMORY_MESSAGES = ("out of memory", "virtual memory exhausted", "std::bad_alloc", "OutOfMemoryError",
+                            "memory allocation of", "Cannot allocate memory")
+
+
+def decide_compile(facts: Any, took_s: float, cpu_limit_s: float = float("inf")) -> CompileDecision:
+    """The compile step's outcome. Cacheable only when it is the source's own: a success, or a
+    rejection that is not a limit (time, memory, output, a signal) and not the sandbox failing."""
     out, err = _text(facts.stdout), _text(facts.stderr)
     if facts.error:
         return CompileDecision(CompileResult(ok=False, stderr=f"sandbox error: {facts.error}", time_s=took_s),
                                cacheable=False, sandbox_failed=True)
-    if facts.wall_exceeded or facts.cpu_exceeded:
-        return CompileDecision(CompileResult(ok=False, stdout=out, stderr=err + "\ncompilation timed out" + limits_note,
+    if facts.wall_exceeded or facts.cpu_exceeded or facts.cpu_s > cpu_limit_s:
+        return CompileDecision(CompileResult(ok=False, stdout=out, stderr=err + "\ncompilation timed out",
                                              time_s=took_s), cacheable=False)
     if facts.memory_exceeded:
         return CompileDecision(CompileResult(ok=False, stdout=out, stderr=err + "\ncompilation ran out of memory",
@@ -124,7 +130,9 @@ def decide_compile(facts: Any, took_s: float, limits_note: str = "") -> CompileD
         return CompileDecision(CompileResult(ok=False, stdout=out, stderr=err + f"\ncompiler killed by signal "
                                              f"{facts.signal}", time_s=took_s), cacheable=False)
     ok = facts.exit_code == 0
-    return CompileDecision(CompileResult(ok=ok, stdout=out, stderr=err, time_s=took_s), cacheable=True)
+    # A compiler that caught its own allocation failure exits 1: a limit, not the source's fault.
+    starved = not ok and any(m in err for m in COMPILER_MEMORY_MESSAGES)
+    return CompileDecision(CompileResult(ok=ok, stdout=out, stderr=err, time_s=took_s), cacheable=not starved)
 
 
 def overall_verdict(compile_ok: bool, tests: Iterable[Any]) -> Verdict:

@@ -80,6 +80,10 @@ def test_compile_outcomes_that_may_be_cached():
               Facts(signal=signal.SIGKILL), Facts(killed_by="output")):
         d = decide_compile(f, 0.1)
         assert not d.result.ok and not d.cacheable and not d.sandbox_failed, f
+    starved = decide_compile(Facts(exit_code=1, stderr=b"cc1plus: out of memory allocating 65536 bytes"), 0.1)
+    assert not starved.result.ok and not starved.cacheable
+    slow = decide_compile(Facts(exit_code=0, cpu_s=2.0), 2.5, cpu_limit_s=1.0)
+    assert not slow.result.ok and not slow.cacheable and "timed out" in slow.result.stderr
     se = decide_compile(Facts(error="broken"), 0.1)
     assert se.sandbox_failed and not se.cacheable
 
