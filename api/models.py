@@ -44,6 +44,7 @@ class RewardItem(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     compare: Compare = "whitespace"
     float_tol: float = Field(1e-6, ge=0, le=1)
+    integer_tolerance: bool = Field(False, description="compare=float: integers within float_tol too")
     stop_on_first_failure: bool = False
     entry_point: Optional[str] = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
 

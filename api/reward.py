@@ -139,7 +139,8 @@ def prepare(item: RewardItem, available: Iterable[str], max_output_mb: float = f
     try:
         job = RunRequest(
             language=lang, code=code, tests=item.tests, limits=item.limits, compare=item.compare,
-            float_tol=item.float_tol, stop_on_first_failure=item.stop_on_first_failure, entry_point=item.entry_point,
+            float_tol=item.float_tol, integer_tolerance=item.integer_tolerance,
+            stop_on_first_failure=item.stop_on_first_failure, entry_point=item.entry_point,
         )
     except ValidationError as e:
         if from_fence:  # what the model wrote could not even form a job (e.g. a NUL byte)
