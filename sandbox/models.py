@@ -144,9 +144,6 @@ class TestResult(BaseModel):
     stdout: str = ""
     stderr: str = ""
     truncated: bool = Field(False, description="the output limit cut the program's output (OLE)")
-    output_dropped: bool = Field(
-        False, description="stdout/stderr judged in full but not returned: the job's or the server's "
-                           "output budget was spent")
     message: Optional[str] = Field(None, description="why, when the verdict needs saying (SE, checker)")
 
 
