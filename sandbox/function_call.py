@@ -15,7 +15,6 @@ from typing import Any, Optional
 
 DRIVER_SOURCE = (Path(__file__).with_name("function_driver.py")).read_text(encoding="utf-8")
 DRIVER_NAME, SOLUTION_NAME = "main.py", "solution.py"
-RESULT_MARKER = b"\x1e@@codetest-result@@"  # the fallback channel (stdout) of a jail without a result fd
 
 MAX_RESULT_BYTES = 16 << 20
 MAX_DEPTH = 100
@@ -73,11 +72,3 @@ def parse_result(data: bytes, max_bytes: int = MAX_RESULT_BYTES) -> Any:
         return json.loads(data, parse_int=_big_int)
     except (ValueError, RecursionError, ArithmeticError) as e:
         raise Unreadable(f"the return value could not be read: {type(e).__name__}") from None
-
-
-def result_from_stdout(stdout: bytes) -> tuple[bytes, Optional[bytes]]:
-    """Fallback channel: (what the program printed, the driver's JSON after the last marker)."""
-    head, sep, tail = stdout.rpartition(RESULT_MARKER)
-    if not sep:
-        return stdout, None
-    return head, tail.split(b"\n", 1)[0]

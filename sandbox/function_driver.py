@@ -6,8 +6,7 @@ solution as a module named ``solution`` (so its ``if __name__ == "__main__":`` b
 quiet), calls the entry point named by ``argv[1]`` and writes the return value, as JSON, on
 the private result descriptor (``RESULT_FD``, a pipe the jail opens and reads; see
 ``sandbox/jail/protocol.py``), never on stdout: whatever the program prints, it cannot forge
-the result. When the jail gives no such descriptor (an older jail), the result goes to
-stdout after ``RESULT_MARKER`` as a fallback; the host then reads the last marker.
+the result.
 
 Standard library only: it runs on the toolchain's Python.
 """
@@ -20,7 +19,6 @@ import sys
 import types
 
 RESULT_FD = 3  # sandbox/jail/protocol.py RESULT_FD
-RESULT_MARKER = "\x1e@@codetest-result@@"
 
 
 def _encode(value):
@@ -41,7 +39,7 @@ def _encode(value):
 
 
 def _result_channel():
-    """The private result descriptor (a pipe the jail reads), or None when this jail has none.
+    """The private result descriptor (a pipe the jail reads), or None when this jail gives none.
 
     It stays at its number, so the program's own ``open()`` calls never land on it, and is
     not inherited by processes the program starts.
@@ -71,13 +69,11 @@ def main():
         sys.set_int_max_str_digits(0)
     data = json.dumps(_encode(result)).encode("utf-8", "surrogatepass")
     sys.stdout.flush()
-    if channel is not None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(channel, view):]
-    else:
-        sys.stdout.write("\n" + RESULT_MARKER + data.decode("utf-8", "surrogatepass") + "\n")
-        sys.stdout.flush()
+    if channel is None:
+        raise SystemExit("codetest function driver: the jail gave no result descriptor (fd 3)")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(channel, view):]
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import compare as cmp
-from .function_call import Unreadable, parse_result, result_from_stdout
+from .function_call import Unreadable, parse_result
 from .models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
 from .output_budget import JOB, GLOBAL, JobOutput, json_cost
 from .programs import Program
@@ -130,10 +130,7 @@ class Job:
     def _judge_value(self, facts: Any, test: TestCase) -> tuple[bytes, Outcome, Optional[str], Optional[str]]:
         """(what the program printed, outcome, message, the return value as JSON text)."""
         printed, data = facts.stdout, facts.result
-        if not facts.result_size:
-            printed, fallback = result_from_stdout(facts.stdout)
-            data = fallback or b""
-        elif facts.result_size > len(facts.result):
+        if facts.result_size > len(facts.result):
             return printed, Outcome.REJECTED, "the return value is over the output limit", None
         try:
             got = parse_result(data, max_bytes=max(1, facts.result_size, len(data)))
