@@ -448,6 +448,9 @@ class ContainerBox:
 
     def credentials(self) -> None:
         credentials(self.uid, self.gid)
+        # As on native: the uid change made the process non-dumpable (its /proc/self owned by
+        # root); exec resets that, the Python fast path does not. Core dumps stay off.
+        kernel.prctl(kernel.PR_SET_DUMPABLE, 1)
 
     def write_files(self, job: Job) -> None:
         work = files_from_job(job, "work:")

@@ -23,6 +23,7 @@ def preload() -> None:
     """Import once what every execution needs; freeze the heap so the collector does not
     dirty (copy) its pages in each child."""
     import atexit, gc, io, threading, traceback, types  # noqa: F401,E401
+    import importlib.machinery  # noqa: F401
 
     gc.collect()
     gc.freeze()
@@ -66,6 +67,10 @@ def run(source: str, argv, env) -> None:
     main.__file__ = filename
     main.__builtins__ = builtins
     main.__cached__ = None
+    if filename.startswith("/"):
+        from importlib.machinery import SourceFileLoader
+
+        main.__loader__ = SourceFileLoader("__main__", filename)
     sys.modules["__main__"] = main
     sys.path[0:0] = [os.path.dirname(filename)] if filename.startswith("/") else []
     code = 0
