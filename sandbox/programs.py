@@ -161,9 +161,9 @@ class Compiler:
         return (self._program(tc, key, src, entry_point, files) if cr.ok else None), cr, False
 
     def _program(self, tc: Toolchain, key: str, src: str, entry_point: Optional[str], files: dict) -> Program:
-        # The Python fast path needs no disk read: the source is at hand.
-        return Program(tc, self.cache.path(key), src, entry_point, key, python_source=files.get(DRIVER_NAME)
-                       if entry_point is not None else files.get(src) if tc.language.name == "python" else None)
+        # The Python fast path needs no disk read: the file it runs (the program, or the
+        # function-call driver beside the solution) is at hand.
+        return Program(tc, self.cache.path(key), src, entry_point, key, python_source=files.get(DRIVER_NAME))
 
     def _compile(self, tc: Toolchain, src: str, folder: str, limits: Limits, outer: Any
                  ) -> tuple[CompileResult, bool, bool]:

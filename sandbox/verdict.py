@@ -8,7 +8,8 @@ was accepted. :func:`decide` turns those into one verdict, in this order:
 2. ``OLE`` the output limit fired, or the job's outputs together are over the service's
    per-job output budget (``SE`` when the budget across all jobs is spent: not the program's doing).
 3. ``MLE`` the memory limit fired, or the program crashed saying it ran out of memory
-   (``MemoryError``, ``std::bad_alloc``, ...), or it was SIGKILLed at its memory limit.
+   (``MemoryError``, ``std::bad_alloc``, ...), or it died with its peak over the memory limit,
+   or (after the time checks) it was SIGKILLed at 97% of its memory limit.
 4. ``TLE`` the CPU or wall limit fired, or the CPU time is over the limit.
 5. ``RE``  a non-zero exit or a signal.
 6. ``WA`` / ``AC`` what the comparison (exact, whitespace, float, value or checker) said;
@@ -64,6 +65,10 @@ def run_verdict(facts: Any, cpu_limit_s: float, memory_limit_bytes: int) -> Opti
     if facts.memory_exceeded:
         return Decision(Verdict.MLE)
     if died and any(m in _text(facts.stderr[-4096:]) for m in MEMORY_MESSAGES):
+        return Decision(Verdict.MLE)
+    if died and facts.memory_bytes > memory_limit_bytes:
+        # Killed (by whichever limit the jail saw first) with its peak already over the memory
+        # limit: a meter that polls (a container under gVisor) can see the CPU limit first.
         return Decision(Verdict.MLE)
     if facts.cpu_exceeded or facts.wall_exceeded or facts.cpu_s > cpu_limit_s:
         return Decision(Verdict.TLE)

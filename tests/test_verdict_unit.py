@@ -36,6 +36,8 @@ def test_limits_in_order_ole_mle_tle_re():
     assert v(Facts(oom_kill=True, signal=9)) == Verdict.MLE
     assert v(Facts(exit_code=1, stderr=b"Traceback...\nMemoryError\n")) == Verdict.MLE
     assert v(Facts(signal=signal.SIGKILL, memory_bytes=255 * MB)) == Verdict.MLE
+    assert v(Facts(killed_by="cpu", signal=9, memory_bytes=300 * MB)) == Verdict.MLE  # peak over the limit
+    assert v(Facts(exit_code=0, memory_bytes=300 * MB)) == Verdict.AC  # a clean exit is judged by its output
     assert v(Facts(killed_by="wall", signal=9)) == Verdict.TLE
     assert v(Facts(killed_by="cpu", signal=9)) == Verdict.TLE
     assert v(Facts(exit_code=0, cpu_s=1.5)) == Verdict.TLE
