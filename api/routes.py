@@ -7,9 +7,9 @@ import time
 from typing import Optional
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from sandbox.models import RunRequest, RunResult
+from sandbox.models import RunRequest, RunResult, TestResult
 
 from . import fusion, openrlhf
 from sandbox.languages import canonical_name
@@ -59,11 +59,46 @@ async def run(body: RunRequest, request: Request) -> Response:
     svc = service_of(request)
     job = body.model_copy(update={"language": canonical_name(body.language)})
     result = await _run_one(svc, job)
-    try:
-        # Encoded once, straight to bytes (no intermediate dict of copies of the output).
-        return Response(result.model_dump_json(), media_type="application/json")
-    finally:
-        result.release_output()
+    return encoded(result)
+
+
+STREAM_ABOVE = 1 << 20
+_TESTS = b',"tests":[],'
+
+
+def encoded(result: RunResult) -> Response:
+    """The result as JSON, encoded once straight to bytes (no intermediate dict of copies of the
+    output). A large answer is encoded and sent one test at a time in 1 MiB pieces, each test's
+    output dropped once it is encoded, so the service holds about one test's JSON beyond the
+    result itself; the output stays charged to the sandbox's budget until it has been sent."""
+    lease = getattr(result, "_output", None)
+    if lease is None or lease.kept <= STREAM_ABOVE:
+        try:
+            return Response(RunResult.__pydantic_serializer__.to_json(result), media_type="application/json")
+        finally:
+            result.release_output()
+    tests = list(result.tests)
+    result.tests.clear()
+    head = RunResult.__pydantic_serializer__.to_json(result)
+    before, sep, after = head.partition(_TESTS)
+    assert sep, "RunResult's field order changed"
+
+    def pieces():
+        try:
+            yield before + b',"tests":['
+            for i in range(len(tests)):
+                data = memoryview(TestResult.__pydantic_serializer__.to_json(tests[i]))
+                tests[i] = None  # type: ignore[call-overload]
+                if i:
+                    yield b","
+                for j in range(0, len(data), STREAM_ABOVE):
+                    yield bytes(data[j:j + STREAM_ABOVE])
+                del data
+            yield b"]," + after
+        finally:
+            result.release_output()
+
+    return StreamingResponse(pieces(), media_type="application/json")
 
 
 async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,

@@ -70,3 +70,16 @@ def test_past_the_server_budget_a_request_gets_429_then_serves_again(small_budge
         assert ok.status_code == 200 and ok.json()["verdict"] == "AC"
         assert [len(t["stdout"]) for t in ok.json()["tests"]] == [400 * KIB, 400 * KIB]
         assert sb.output_budget.used == 0  # the service released it once the answer was encoded
+
+
+def test_a_large_answer_streams_as_valid_json_with_every_byte(sandbox):
+    # 4 x 512 KiB of control bytes: 12 MiB of JSON, sent test by test.
+    code = "import sys\nsys.stdout.buffer.write(bytes([1, 34, 92, 10]) * (128 * 1024) + b'\\xff')\n"
+    with serve_in_thread(create_app(sandbox)) as url:
+        r = httpx.post(url + "/v1/run", json={"language": "python", "code": code, "stop_on_first_failure": True,
+                                              "tests": [{"stdin": ""}] * 4}, timeout=120)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    res = r.json()
+    assert res["verdict"] == "AC" and res["passed"] == 4 and res["compile"]["ok"]
+    assert [t["stdout"] for t in res["tests"]] == ["\x01\"\\\n" * (128 * 1024) + "\ufffd"] * 4
+    assert sandbox.output_budget.used == 0
