@@ -1,7 +1,7 @@
 """HTTP-only shapes: reward batches, SandboxFusion's /run_code, OpenRLHF's /get_reward, health, errors.
 
 ``/v1/run`` uses ``sandbox.RunRequest`` / ``sandbox.RunResult`` unchanged; what is here is
-what only the service speaks. Field names follow ../shared/CONTRACT.md and, for the
+what only the service speaks. Field names follow the contract (docs/architecture.md) and, for the
 compatibility endpoints, the projects whose clients call them.
 """
 
