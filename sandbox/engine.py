@@ -6,6 +6,8 @@ Everything here is backend-independent; the backend only executes ``ExecSpec``s.
 from __future__ import annotations
 
 import atexit
+import base64
+import hashlib
 import itertools
 import json
 import logging
@@ -255,16 +257,19 @@ class Sandbox:
 
     # -- programs
 
-    def prepare(self, language: str, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None
-                ) -> tuple[Optional[Program], CompileResult]:
+    def prepare(self, language: str, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None,
+                extra_files: Optional[dict[str, bytes]] = None) -> tuple[Optional[Program], CompileResult]:
         tc = self.toolchain(language)
         lang = tc.language
         src = lang.source_name(code)
         if entry_point is not None and lang.name != "python":
             raise BadRequest("function-call tests (args/expected) are supported for python only")
         files = {src: code} if entry_point is None else {"solution.py": code, "main.py": FUNCTION_DRIVER}
+        # RunRequest.files sit next to the source (a header, a module, a jar); the program's own files win.
+        extra = {k: v for k, v in (extra_files or {}).items() if k not in files}
         key = self.cache.key(lang.name, tc.version, " ".join(lang.compile or ()), src,
-                             json.dumps(files, sort_keys=True))
+                             json.dumps(files, sort_keys=True),
+                             *(f"{k}\0{hashlib.sha256(v).hexdigest()}" for k, v in sorted(extra.items())))
         with self.cache.key_lock(key):
             hit = self.cache.get(key)
             if hit is not None:
@@ -275,6 +280,10 @@ class Sandbox:
             folder = tempfile.mkdtemp(prefix="c", dir=self.scratch)
             os.chmod(folder, 0o777)
             try:
+                for name, data in extra.items():
+                    os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
+                    with open(os.path.join(folder, name), "wb") as f:
+                        f.write(data)
                 for name, text in files.items():
                     with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogatepass") as f:
                         f.write(text)
@@ -356,11 +365,13 @@ class _Job:
         self.sb, self.req, self.outer = sb, req, outer
         self.inner = ("job", next(sb._ids))
         self.checker: Optional[Program] = None
+        self.files: dict[str, bytes] = {}
 
     def run(self) -> RunResult:
         req = self.req
         entry = req.entry_point if any(t.is_function for t in req.tests) else None
-        program, cr = self.sb.prepare(req.language, req.code, req.limits, self.outer, entry)
+        self.files = req.decoded_files() if req.files else {}
+        program, cr = self.sb.prepare(req.language, req.code, req.limits, self.outer, entry, self.files)
         tests = req.tests or [TestCase()]
         if not cr.ok and cr.stderr.startswith("sandbox error:"):
             return RunResult(verdict=Verdict.SE, passed=0, total=len(tests), compile=cr, message=cr.stderr)
@@ -413,12 +424,18 @@ class _Job:
             spec = program.spec(req.limits, stdin, (program.entry_point or "",))
         else:
             spec = program.spec(req.limits, test.stdin.encode("utf-8", "surrogateescape"))
+        if self.files:
+            spec.files = {**self.files, **spec.files}
+        if req.fetch_files:
+            spec.fetch = list(req.fetch_files)
         self.sb.count("executions")
         res = self.sb.backend.execute(spec)
         out = _text(res.stdout)
         tr = TestResult(verdict=Verdict.AC, time_s=round(res.cpu_s, 4), wall_time_s=round(res.wall_s, 4),
                         memory_kb=res.memory_kb, exit_code=res.exit_code, signal=res.signal, stdout=out,
                         stderr=_text(res.stderr), truncated=res.output_exceeded, message=res.error)
+        if req.fetch_files:
+            tr.files = {k: base64.b64encode(v).decode() for k, v in res.files.items()}
         v = classify(res, req.limits)
         if v is not None:
             tr.verdict = v

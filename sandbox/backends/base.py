@@ -42,6 +42,8 @@ class ExecSpec:
     # (the fork-server fast path); argv is then only what sys.argv shows.
     python_inline: Optional[str] = None
     env: dict[str, str] = field(default_factory=dict)
+    # Paths under /work to read back after the run (SandboxFusion's fetch_files); None: none.
+    fetch: Optional[list[str]] = None
 
 
 @dataclass
@@ -59,6 +61,8 @@ class ExecResult:
     output_exceeded: bool = False
     # Set when the sandbox itself failed; the program is not to blame (verdict SE).
     error: Optional[str] = None
+    # The fetched files (ExecSpec.fetch) that existed as regular files, by the path asked for.
+    files: dict[str, bytes] = field(default_factory=dict)
 
 
 class Backend(Protocol):

@@ -226,7 +226,7 @@ class DockerBackend:
         req: dict[str, Any] = {
             "op": "exec", "argv": argv, "env": spec.env, "limits": asdict(spec.limits),
             "stdin": base64.b64encode(spec.stdin).decode(), "python_inline": spec.python_inline,
-            "collect_work": spec.work_dir is not None,
+            "collect_work": spec.work_dir is not None, "fetch": spec.fetch,
         }
         try:
             work_files = encode_files(spec.files)
@@ -297,7 +297,7 @@ class DockerBackend:
             stdout=base64.b64decode(r.get("stdout", "")), stderr=base64.b64decode(r.get("stderr", "")),
             wall_exceeded=bool(r.get("wall_exceeded")), cpu_exceeded=bool(r.get("cpu_exceeded")),
             memory_exceeded=bool(r.get("memory_exceeded")), output_exceeded=bool(r.get("output_exceeded")),
-            error=r.get("error"),
+            error=r.get("error"), files={k: base64.b64decode(v) for k, v in (r.get("files") or {}).items()},
         )
         if spec.work_dir is not None and "work_files" in r:
             files = r["work_files"]

@@ -483,9 +483,13 @@ class Executor:
             res["memory_exceeded"] = True
         if setup_error:
             res["error"] = "jail setup failed: " + setup_error.decode(errors="replace")
-        files, anomaly = self._cleanup(collect=bool(req.get("collect_work")))
+        files, anomaly = self._cleanup(collect=bool(req.get("collect_work")), fetch=req.get("fetch"))
         if files is not None:
-            res["work_files"] = files
+            fetched = files.pop("\0fetched", None)
+            if fetched is not None:
+                res["files"] = fetched
+            if req.get("collect_work"):
+                res["work_files"] = files
         if anomaly:
             res["anomaly"] = anomaly
         return res
@@ -722,7 +726,7 @@ class Executor:
             self.ipc_marks[kind] = top
         return dirty
 
-    def _cleanup(self, collect: bool) -> tuple[dict | None, str | None]:
+    def _cleanup(self, collect: bool, fetch=None) -> tuple[dict | None, str | None]:
         """Kill the uid's processes; read /work back if asked; wipe every writable place.
 
         The wiping runs in a helper that has become the program uid (root here has no
@@ -734,7 +738,7 @@ class Executor:
         left = self._reap()
         if left:
             anomaly = f"{len(left)} process(es) of the program survived the kill"
-        if not collect and not self._dirty():
+        if not collect and fetch is None and not self._dirty():
             return None, anomaly
         r, w = os.pipe()
         limit = self.work_limit
@@ -748,6 +752,9 @@ class Executor:
                     payload["files"] = read_tree(WORK, limit)
                 except (OSError, OverflowError) as e:
                     payload["error"] = str(e)
+            if fetch is not None:  # fetch_files: only these, read as the program's uid, no links followed
+                got = js.read_beneath(WORK, fetch, js.FETCH_LIMIT)
+                payload["fetched"] = {k: base64.b64encode(v).decode() for k, v in got.items()}
             for d in (WORK,) + SCRATCH:
                 _wipe(d)
             try:
@@ -785,6 +792,8 @@ class Executor:
         if collect:
             # A work directory too big to carry back is the program's doing, not an anomaly.
             files = {"__error__": payload["error"]} if "error" in payload else payload.get("files", {})
+        if fetch is not None:
+            files = dict(files or {}, **{"\0fetched": payload.get("fetched", {})})
         return files, anomaly
 
     def _oom_kills(self) -> int:

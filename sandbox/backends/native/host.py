@@ -252,7 +252,7 @@ class NativeBackend:
             "stdin": base64.b64encode(spec.stdin).decode(),
             "limits": asdict(spec.limits), "program_dir": spec.program_dir, "work_dir": spec.work_dir,
             "files": {k: base64.b64encode(v).decode() for k, v in spec.files.items()},
-            "python_inline": spec.python_inline,
+            "python_inline": spec.python_inline, "fetch": spec.fetch,
         }
         if not self._all:
             return ExecResult(error="native backend has no working slot: " + "; ".join(self.problems))
@@ -309,5 +309,5 @@ def _to_result(res: dict) -> ExecResult:
         stdout=base64.b64decode(res.get("stdout", "")), stderr=base64.b64decode(res.get("stderr", "")),
         wall_exceeded=res.get("wall_exceeded", False), cpu_exceeded=res.get("cpu_exceeded", False),
         memory_exceeded=res.get("memory_exceeded", False), output_exceeded=res.get("output_exceeded", False),
-        error=res.get("error"),
+        error=res.get("error"), files={k: base64.b64decode(v) for k, v in (res.get("files") or {}).items()},
     )

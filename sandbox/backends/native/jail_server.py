@@ -415,6 +415,16 @@ class Slot:
                 cg = self._cgroup()
                 cg.prepare(lim["memory_bytes"], lim["processes"])
 
+        stage = None
+        if req.get("fetch") is not None and not req.get("work_dir"):
+            # fetch_files: /work is a tmpfs mounted here, in the slot's own mount namespace (never
+            # the host's), so it outlives the execution's namespace until its files are read back.
+            stage = self.root + ".stage"
+            os.makedirs(stage, mode=0o700, exist_ok=True)
+            owner = f"uid={self.uid},gid={self.gid}" if self.mode == "root" else "uid=0,gid=0"
+            mount("work", stage, "tmpfs", MS_NOSUID | MS_NODEV,
+                  f"mode=700,{owner},size={max(lim['file_size_bytes'], 1 << 20)}")
+            req = dict(req, work_dir=stage)
         stdin_fd = os.memfd_create("stdin", 0)
         view = memoryview(stdin)
         while view:
@@ -444,6 +454,12 @@ class Slot:
         setup_error = _drain_fd(status_r)
         os.close(status_r)
         self._kill_rest(cg)
+        if stage is not None:  # nothing of the program runs any more: read what it left, then drop it
+            try:
+                res["files"] = {k: base64.b64encode(v).decode()
+                                for k, v in read_beneath(stage, req["fetch"], FETCH_LIMIT).items()}
+            finally:
+                umount(stage)
         if cg is not None:
             peak, oom, cpu = cg.stats()
             if peak:
@@ -610,6 +626,46 @@ class Slot:
         os.chdir("/")
         umount("/.oldroot")
         return "/work"
+
+
+FETCH_LIMIT = 64 << 20  # bytes of fetched files one execution may return
+
+
+def read_beneath(base: str, paths, limit: int) -> dict:
+    """The regular files ``paths`` (relative to ``base``) as bytes; names the program controls, so
+    no component may be a symlink or '..', and FIFOs and devices are skipped unopened. Missing
+    files are left out (SandboxFusion's fetch_files does the same). At most ``limit`` bytes."""
+    out, total = {}, 0
+    for raw in paths:
+        parts = [p for p in str(raw).replace("\\", "/").split("/") if p not in ("", ".")]
+        if not parts or ".." in parts or "\x00" in raw:
+            continue
+        fds = []
+        try:
+            fds.append(os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+            for part in parts[:-1]:
+                fds.append(os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                   dir_fd=fds[-1]))
+            fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fds[-1])
+            fds.append(fd)
+            st = os.fstat(fd)
+            if not (st.st_mode & 0o170000 == 0o100000) or total + st.st_size > limit:
+                continue
+            chunks = []
+            while True:
+                c = os.read(fd, 1 << 20)
+                if not c:
+                    break
+                chunks.append(c)
+            data = b"".join(chunks)[: limit - total]
+            total += len(data)
+            out[str(raw)] = data
+        except OSError:
+            continue
+        finally:
+            for f in fds:
+                os.close(f)
+    return out
 
 
 def _write_file(path, data, uid, gid):
