@@ -73,12 +73,14 @@ class RewardResult(BaseModel):
     total: int = 0
     error: Optional[str] = None
     language: Optional[str] = Field(None, description="the language the code ran as")
+    no_code: bool = Field(False, description="the completion held no code block (reward 0, verdict CE)")
 
 
 class RewardStats(BaseModel):
     items: int
     scored: int
     null: int
+    no_code: int = Field(0, description="completions without a code block (scored 0, counted apart from CE)")
     deadline_hit: bool
     elapsed_s: float
 

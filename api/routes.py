@@ -87,7 +87,10 @@ async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
     null = sum(1 for r in results if r.reward is None)
     svc.metrics.reward_items.labels("scored").inc(len(results) - null)
     svc.metrics.reward_items.labels("null").inc(null)
-    stats = RewardStats(items=len(results), scored=len(results) - null, null=null, deadline_hit=deadline_hit,
+    no_code = sum(1 for r in results if r.no_code)
+    svc.metrics.reward_items.labels("no_code").inc(no_code)
+    stats = RewardStats(items=len(results), scored=len(results) - null, null=null, no_code=no_code,
+                        deadline_hit=deadline_hit,
                         elapsed_s=round(time.perf_counter() - started, 4))
     return RewardResponse(results=results, stats=stats)
 
@@ -128,6 +131,7 @@ async def get_reward(body: OpenRLHFRequest, request: Request) -> OpenRLHFRespons
     errors: list[Optional[str]] = []
     pass_rate: list[float] = []
     sandbox_error: list[float] = []
+    no_code: list[float] = []
     for b in built:
         r = next(it) if isinstance(b, RewardItem) else RewardResult(reward=None, error=b)
         # A number always (OpenRLHF makes a tensor of these); failures are flagged, never silent.
@@ -135,8 +139,10 @@ async def get_reward(body: OpenRLHFRequest, request: Request) -> OpenRLHFRespons
         errors.append(r.error)
         pass_rate.append(r.passed / r.total if r.total else (1.0 if r.reward else 0.0))
         sandbox_error.append(1.0 if r.reward is None else 0.0)
+        no_code.append(1.0 if r.no_code else 0.0)
     return OpenRLHFResponse(rewards=rewards, scores=list(rewards), errors=errors,
-                            extra_logs={"pass_rate": pass_rate, "sandbox_error": sandbox_error})
+                            extra_logs={"pass_rate": pass_rate, "sandbox_error": sandbox_error,
+                                                                   "no_code": no_code})
 
 
 @router.get("/healthz", response_model=HealthResponse, responses={503: {"model": HealthResponse}}, tags=["ops"],
