@@ -33,7 +33,8 @@ SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jail_server.p
 SYSTEM_BINDS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 ETC_BINDS = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
-ETC_GLOBS = ("java-", "python3")  # /etc/java-17-openjdk, /etc/python3.11
+# /etc/java-17-openjdk, /etc/python3.11, and the config folders of R, Mono, PHP and Racket.
+ETC_GLOBS = ("java-", "python3", "R", "mono", "php", "racket", "ldc2.conf")
 JAIL_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "HOME": "/tmp",
