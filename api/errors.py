@@ -1,6 +1,6 @@
 """Every failure as a JSON body ``{"error", "message", "detail"}`` with the right status.
 
-Schema errors are 422, a wrong job 400, saturation 429 with Retry-After, a sandbox that
+Schema errors are 422, a wrong job 400, work that cannot be done within its client's time 503 with Retry-After, a sandbox that
 refuses to run 503. A 500 means a bug here: its body says nothing about internals.
 """
 
@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .admission import QueueFull
+from .admission import Overloaded
 
 log = logging.getLogger("codetest.api")
 
@@ -67,11 +67,13 @@ def install(app: FastAPI) -> None:
         return JSONResponse(_body("sandbox_unavailable", str(exc) or "the sandbox refuses to run code"),
                             status_code=503, headers={"Retry-After": "30"})
 
-    @app.exception_handler(QueueFull)
-    async def _full(request: Request, exc: QueueFull) -> JSONResponse:
-        request.app.state.service.metrics.rejections.labels("queue_full").inc()
-        return JSONResponse(_body("queue_full", str(exc), {"depth": exc.depth, "capacity": exc.capacity}),
-                            status_code=429, headers={"Retry-After": str(exc.retry_after)})
+    @app.exception_handler(Overloaded)
+    async def _overloaded(request: Request, exc: Overloaded) -> JSONResponse:
+        request.app.state.service.metrics.rejections.labels("overloaded").inc()
+        detail = {"depth": exc.depth, "capacity": exc.capacity, "wait_s": round(exc.wait_s, 3),
+                  "deadline_s": exc.deadline_s, "reason": exc.reason}
+        return JSONResponse(_body("overloaded", str(exc), detail), status_code=503,
+                            headers={"Retry-After": str(exc.retry_after)})
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

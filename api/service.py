@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import Any, Optional
 
@@ -40,6 +41,8 @@ class Service:
                 cfg.backend = self._backend
             if self._slots:
                 cfg.slots = self._slots
+            elif not os.environ.get("CODETEST_SLOTS") and cfg.backend == "native":
+                cfg.slots = self.settings.default_slots(os.cpu_count() or 1)
             try:
                 self.sandbox = Sandbox(cfg)
             except SandboxUnavailable as e:  # serve anyway: /healthz says why, runs answer 503
@@ -97,6 +100,9 @@ class Service:
         h["sandbox_queue_depth"] = h.get("queue_depth", 0)
         h["queue_depth"] = self.admission.depth if self.admission else 0
         h["queue_capacity"] = self.admission.capacity if self.admission else 0
+        h["admission"] = {"slot_wait_s": round(self.admission.wait_s(), 4) if self.admission else 0.0,
+                          "avg_execution_s": round(self.admission.avg_exec_s, 4) if self.admission else 0.0,
+                          "refused": self.admission.refused if self.admission else 0}
         h["executions_in_flight"] = self.runner.in_flight if self.runner else 0
         h["uptime_s"] = round(time.time() - self.started_at, 3)
         if h.get("languages"):
