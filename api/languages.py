@@ -26,8 +26,11 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "r": ("r",), "ruby": ("ruby",), "rb": ("ruby",), "perl": ("perl",), "pl": ("perl",),
     "php": ("php",), "lua": ("lua",), "scala": ("scala",), "julia": ("julia",), "jl": ("julia",),
     "swift": ("swift",), "racket": ("racket",), "rkt": ("racket",),
-    "haskell": ("haskell",), "hs": ("haskell",), "d": ("d",), "d_ut": ("d",),
+    "haskell": ("haskell",), "hs": ("haskell",), "d": ("d",),
     "ocaml": ("ocaml",), "ml": ("ocaml",),
+    # SandboxFusion's test-runner and other languages (verl's SUPPORTED_LANGUAGES)
+    "go_test": ("go_test",), "pytest": ("pytest",), "junit": ("junit",), "jest": ("jest",),
+    "d_ut": ("d",), "verilog": ("verilog",), "iverilog": ("verilog",), "sql": ("sql",), "sqlite": ("sql",),
 }
 
 

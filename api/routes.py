@@ -119,17 +119,25 @@ async def reward(body: RewardRequest, request: Request) -> RewardResponse:
 
 @router.post("/run_code", response_model=FusionRunResponse, responses=_ERRORS, tags=["compat"],
              summary="SandboxFusion-compatible: run code once on stdin")
-async def run_code(body: FusionRunRequest, request: Request) -> FusionRunResponse:
+async def run_code(body: FusionRunRequest, request: Request, response: Response) -> FusionRunResponse:
+    from pydantic import ValidationError
+
     from sandbox import BadRequest
 
     svc = service_of(request)
-    if any(v is not None for v in body.files.values()):
-        raise BadRequest("'files' is not supported by this sandbox; send the data on stdin")
-    job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
-    # TLE is judged on CPU time; the wall limit only catches sleepers, inside verl's HTTP timeout.
-    job.limits.wall_time_s = run_code_wall_s(job.limits.time_s, job.limits.compile_time_s)
-    deadline = _positive(body.compile_timeout, 10.0) + _positive(body.run_timeout, 10.0) + RUN_CODE_SLACK_S
-    result = await _run_one(svc, job, client_deadline(request, deadline))
+    # What SandboxFusion would take but this sandbox cannot run (a language without its toolchain,
+    # a bad file name) is a 200 with SandboxError and a message, as SandboxFusion answers it.
+    try:
+        job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
+        # TLE is judged on CPU time; the wall limit only catches sleepers, inside verl's HTTP timeout.
+        job.limits.wall_time_s = run_code_wall_s(job.limits.time_s, job.limits.compile_time_s)
+        deadline = _positive(body.compile_timeout, 10.0) + _positive(body.run_timeout, 10.0) + RUN_CODE_SLACK_S
+        result = await _run_one(svc, job, client_deadline(request, deadline))
+    except ValidationError as e:
+        return fusion.sandbox_error(fusion.validation_message(e))
+    except BadRequest as e:
+        return fusion.sandbox_error(str(e) or type(e).__name__)
+    response.headers["X-Codetest-Verdict"] = result.verdict.value
     return fusion.to_response(result, compiled=fusion.has_compile_step(job.language))
 
 
