@@ -90,6 +90,15 @@ if [ "$TRAIN" = 1 ]; then
 else
   .venv/bin/python -m pip install -q -e '.[test]'
 fi
+if [ "$TRAIN" = 1 ]; then
+  # The trainers' own reward clients, run against the service by tests/test_clients_real.py,
+  # tests/test_trainer_trl.py and bench/trainer_load.py. TRL with its dependencies (datasets,
+  # accelerate; torch is already the CPU build above, so nothing pulls CUDA). verl and OpenRLHF
+  # without theirs (--no-deps: vllm, deepspeed, flash-attn, ray are GPU training stacks), plus the
+  # few modules their reward request code imports.
+  .venv/bin/python -m pip install -q "trl==1.16.0" "requests>=2.31" "aiohttp>=3.9" "pylatexenc>=2.10"
+  .venv/bin/python -m pip install -q --no-deps "verl==0.9.1" "openrlhf==0.11.2"
+fi
 if [ "$DOCKER" = 1 ]; then
   if [ "$(id -u)" = 0 ]; then
     scripts/docker-host.sh all
