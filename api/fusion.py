@@ -35,9 +35,17 @@ def _seconds(value: float, default: float, lo: float, hi: float) -> float:
     return float(min(hi, max(lo, value)))
 
 
+# `dotnet new console` (SandboxFusion's C#) has implicit usings; mcs does not. A repeated using
+# is only a warning, so they go first, on one line (compiler messages stay one line off).
+_CSHARP_IMPLICIT_USINGS = ("using System; using System.IO; using System.Collections.Generic; using System.Linq; "
+                           "using System.Threading; using System.Threading.Tasks;\n")
+
+
 def _source(language: str, code: str) -> str:
     if language == "php" and "<?php" not in code:
         return "<?php\n" + code  # SandboxFusion adds the tag the same way (ensure_php_tag_in_string)
+    if language == "csharp":
+        return _CSHARP_IMPLICIT_USINGS + code
     return code
 
 
@@ -56,6 +64,7 @@ def to_run_request(req: FusionRunRequest, available: Iterable[str], default_memo
     job = RunRequest(
         language=language, code=code if code.strip() else "#", tests=[TestCase(stdin=req.stdin or "")], limits=limits,
         files={k: v for k, v in req.files.items() if v is not None}, fetch_files=list(req.fetch_files),
+        args=list(req.args),
     )
     # SandboxFusion runs an empty program (Python and Bash succeed, a compiler says why it fails);
     # our RunRequest refuses blank code for everyone else, so the blank source is set after the check.

@@ -21,7 +21,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "go": ("go",), "golang": ("go",),
     "rust": ("rust",), "rs": ("rust",),
     "bash": ("bash", "sh"), "sh": ("bash", "sh"), "shell": ("bash", "sh"),
-    "kotlin": ("kotlin",), "kotlin_script": ("kotlin",), "kt": ("kotlin",),
+    "kotlin": ("kotlin",), "kotlin_script": ("kotlin_script",), "kt": ("kotlin",),
     "csharp": ("csharp",), "c#": ("csharp",), "cs": ("csharp",),
     "r": ("r",), "ruby": ("ruby",), "rb": ("ruby",), "perl": ("perl",), "pl": ("perl",),
     "php": ("php",), "lua": ("lua",), "scala": ("scala",), "julia": ("julia",), "jl": ("julia",),

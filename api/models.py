@@ -106,6 +106,7 @@ class FusionRunRequest(BaseModel):
     memory_limit_MB: int = Field(-1, description="MiB; -1 or 0 means the service default")
     files: dict[str, Optional[str]] = Field(default_factory=dict, description="path -> base64 content")
     fetch_files: list[str] = Field(default_factory=list, description="paths to return after the run, base64")
+    args: list[str] = Field(default_factory=list, description="command-line arguments (pytest's, for language pytest)")
 
 
 FusionCommandStatus = Literal["Finished", "Error", "TimeLimitExceeded"]

@@ -423,7 +423,7 @@ class _Job:
             stdin = json.dumps(test.args).encode()
             spec = program.spec(req.limits, stdin, (program.entry_point or "",))
         else:
-            spec = program.spec(req.limits, test.stdin.encode("utf-8", "surrogateescape"))
+            spec = program.spec(req.limits, test.stdin.encode("utf-8", "surrogateescape"), tuple(req.args))
         if self.files:
             spec.files = {**self.files, **spec.files}
         if req.fetch_files:

@@ -152,11 +152,17 @@ LANGUAGES: tuple[Language, ...] = (
              ("{bin}", *_JVM_RUN, "-ea", "-jar", JUNIT_JAR, "--disable-banner", "--details=tree",
               "--class-path", "/prog:" + JAVA_LIBS, "--scan-class-path"),
              "java", ("-version",), ("javac",), min_processes=64, requires=(JUNIT_JAR,), package="junit5"),
-    Language("jest", (), (), _fixed("main.test.js"),
-             None, ("{bin}", NODE_MODULES + "/jest/bin/jest.js", "--ci", "--runInBand",
-                    "--config", '{{"rootDir": "/prog", "cache": false, "watchman": false}}', "/prog/{src}"), "node",
-             (NODE_MODULES + "/jest/bin/jest.js", "--version"), min_processes=64, env=_NODE_ENV,
-             requires=(NODE_MODULES + "/jest",), package="jest (npm -g)"),
+    # Jest tests in TypeScript or JavaScript: esbuild strips the types (no type check, as
+    # SandboxFusion's babel does), then jest runs the result; '@jest/globals' resolves from jest.
+    Language("jest", (), (), _fixed("main.test.ts"),
+             ("{esbuild}", "{src}", "--format=cjs", "--platform=node", "--target=node18", "--log-level=error",
+              "--outfile=main.test.js"),
+             ("{bin}", NODE_MODULES + "/jest/bin/jest.js", "--ci", "--runInBand", "--config",
+              '{{"rootDir": "/prog", "cache": false, "watchman": false, "transform": {{}}, '
+              '"modulePaths": ["' + NODE_MODULES + '", "' + NODE_MODULES + '/jest/node_modules"]}}',
+              "/prog/main.test.js"), "node",
+             (NODE_MODULES + "/jest/bin/jest.js", "--version"), ("esbuild",), min_processes=64, env=_NODE_ENV,
+             requires=(NODE_MODULES + "/jest",), package="jest esbuild (npm -g)"),
     Language("typescript", ("ts",), (".ts",), _fixed("main.ts"),
              None, ("{bin}", NODE_MODULES + "/tsx/dist/cli.mjs", "/prog/{src}"), "node",
              (NODE_MODULES + "/tsx/dist/cli.mjs", "--version"), min_processes=64,
@@ -174,15 +180,21 @@ LANGUAGES: tuple[Language, ...] = (
              ("{bin}", "-J-Xss16m", "-d", ".", "{src}"),
              ("{java}", *_JVM_RUN, "-ea", "-cp", "/prog:/usr/share/scala/lib/scala-library.jar", "{scala_main}"),
              "scalac", ("-version",), ("java",), min_processes=64, compile_memory_mb=2048, package="scala"),
-    Language("kotlin", ("kt", "kotlin_script"), (".kt",), _fixed("main.kt"),
+    # SandboxFusion's kotlin_script: top-level statements, run by `kotlinc -script` (it compiles
+    # as it runs, so the run step carries the compile: several seconds of CPU).
+    Language("kotlin_script", ("kts",), (".kts",), _fixed("main.kts"),
+             None, ("{bin}", "-nowarn", "-script", "/prog/{src}"), "kotlinc", ("-version",), ("java",),
+             min_processes=64, env=_JVM_COMPILE_ENV + (("HOME", "/tmp"),), package="kotlin"),
+    Language("kotlin", ("kt",), (".kt",), _fixed("main.kt"),
              ("{bin}", "-nowarn", "-include-runtime", "-d", "main.jar", "{src}"),
              ("{java}", *_JVM_RUN, "-ea", "-jar", "/prog/main.jar"),
              "kotlinc", ("-version",), ("java",), min_processes=64, compile_memory_mb=2048,
              env=_JVM_COMPILE_ENV + (("HOME", "/tmp"),), package="kotlin"),
     Language("csharp", ("cs", "c#"), (".cs",), _fixed("main.cs"),
-             ("{bin}", "-nologo", "-r:System.Numerics", "-out:main.exe", "{src}"),
+             # DEBUG defined, as `dotnet run` builds; Debug output (a failed Debug.Assert) goes to stderr.
+             ("{bin}", "-nologo", "-d:DEBUG", "-r:System.Numerics", "-out:main.exe", "{src}"),
              ("{mono}", "/prog/main.exe"), "mcs", ("--version",), ("mono",), min_processes=32,
-             env=(("HOME", "/tmp"), ("MONO_GC_PARAMS", "max-heap-size={mem_mb}m")), package="mono-mcs mono-runtime"),
+             env=(("HOME", "/tmp"), ("MONO_TRACE_LISTENER", "Console.Error")), package="mono-mcs mono-runtime"),
     Language("d", ("d_ut", "dlang"), (".d",), _fixed("main.d"),
              ("{bin}", "-O", "-unittest", "-of=main", "{src}"), ("/prog/main",), "ldc2", ("--version",),
              package="ldc"),
@@ -254,8 +266,8 @@ def _python_binary() -> Optional[str]:
 
 def _detect(lang: Language) -> Optional[Toolchain]:
     env_override = os.environ.get(f"CODETEST_{lang.name.upper()}")
-    if lang.name == "python":
-        found = _python_binary()
+    if lang.name == "python" or lang.binary == "python3":
+        found = _python_binary()  # pytest runs on the very interpreter (and libraries) python does
     elif lang.name == "rust":
         found = None
         rustc = env_override or shutil.which("rustc")
@@ -272,7 +284,7 @@ def _detect(lang: Language) -> Optional[Toolchain]:
     if not found:
         return None
     binary = os.path.realpath(found)
-    if lang.name == "python":
+    if lang.binary == "python3":
         binary = found  # keep the versioned name the interpreter reports
     extra: dict[str, str] = {}
     for tool in lang.extra_binaries:

@@ -125,6 +125,17 @@ class RunRequest(BaseModel):
         default_factory=list, max_length=64,
         description="paths under the working directory read back after each test, base64 in the test's files",
     )
+    args: list[str] = Field(
+        default_factory=list, max_length=64,
+        description="command-line arguments after the program's own (a test runner's flags: pytest -k ...)",
+    )
+
+    @field_validator("args")
+    @classmethod
+    def _args_sane(cls, v: list[str]) -> list[str]:
+        if any(len(a) > 4096 or "\x00" in a for a in v):
+            raise ValueError("an argument is longer than 4096 characters or holds a NUL byte")
+        return v
 
     @field_validator("files")
     @classmethod
