@@ -1,21 +1,17 @@
 """The trainers' own reward clients, loaded as they ship, and a mix of completions with the scores
 SandboxFusion semantics give them. Shared by tests/test_clients_real.py and bench/trainer_load.py.
 
-verl's ``verl/utils/reward_score/sandbox_fusion`` is verl's code, unchanged, installed with
-``pip install verl --no-deps``. Importing it as ``verl.utils.reward_score.sandbox_fusion`` runs
-``verl/__init__.py`` first, which pulls in Ray, tensordict and the training stack; the module
-itself needs only ``requests``. So it is loaded from the installed files under its own name,
-with its relative import intact: the same code, without the GPU stack.
+verl's module is loaded by ``bench.clients.load_verl_sandbox_fusion`` (verl's own files, without
+running ``verl/__init__``, which needs Ray and the GPU stack).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Optional
+
+from bench.clients import load_verl_sandbox_fusion  # noqa: F401 - re-exported for the tests
 
 PROMPT = "Read n and print 2n.\n"
 INPUTS = ["2\n", "5\n", "7\n", "10\n"]
@@ -70,30 +66,6 @@ def cases_json() -> str:
 def openrlhf_label(time_s: float) -> str:
     return json.dumps({"tests": [{"stdin": i, "expected_stdout": o} for i, o in zip(INPUTS, OUTPUTS)],
                        "language": "python", "limits": {"time_s": time_s}})
-
-
-def load_verl_sandbox_fusion() -> ModuleType:
-    """verl's own ``sandbox_fusion`` reward module, from the installed verl distribution."""
-    if "verl.utils.reward_score.sandbox_fusion" in sys.modules:
-        return sys.modules["verl.utils.reward_score.sandbox_fusion"]
-    name = "verl_sandbox_fusion"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.find_spec("verl")  # finds the package without running its __init__
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("verl is not installed (scripts/setup.sh --train installs it: pip install --no-deps verl)")
-    folder = f"{list(spec.submodule_search_locations)[0]}/utils/reward_score/sandbox_fusion"
-    mod_spec = importlib.util.spec_from_file_location(name, f"{folder}/__init__.py",
-                                                      submodule_search_locations=[folder])
-    assert mod_spec is not None and mod_spec.loader is not None
-    module = importlib.util.module_from_spec(mod_spec)
-    sys.modules[name] = module
-    try:
-        mod_spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return module
 
 
 def verl_case_codes(metadata: list) -> tuple:
