@@ -13,7 +13,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=["native", "docker"], default=os.environ.get("CODETEST_BACKEND", "native"),
                    help="sandbox backend (default native, or $CODETEST_BACKEND)")
     p.add_argument("--slots", type=int, default=None,
-                   help="concurrent executions (default: $CODETEST_SLOTS, else 16 per CPU core on native, at most 256)")
+                   help="concurrent executions (default: $CODETEST_SLOTS, else 64 per CPU core on native, at most 256)")
     p.add_argument("--api-key", action="append", default=[], metavar="KEY",
                    help="accepted API key; repeatable. Required off loopback. CODETEST_API_KEYS adds more")
     p.add_argument("--queue-size", type=int, default=0, metavar="N",

@@ -44,7 +44,7 @@ class ServiceSettings:
     # Slots (concurrent executions) per CPU core when neither --slots nor CODETEST_SLOTS says:
     # time limits are judged on CPU time, so more slots than cores change no verdict and keep
     # sleeping programs from holding the machine idle (native backend; Docker keeps one per core).
-    slots_per_core: int = 16
+    slots_per_core: int = 64
     max_slots: int = 256
     # The client deadline assumed for /v1/run when the request does not say (X-Codetest-Deadline).
     run_deadline_s: float = 300.0

@@ -28,7 +28,7 @@ from _real_clients import MIX, PROMPT, load_verl_sandbox_fusion, mix, openrlhf_l
 pytestmark = [pytest.mark.timeout(400), pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
-# 32 slots (16 per core on this 2-core machine) under this base: apart from the other suites.
+# 128 slots (64 per core on this 2-core machine) under this base: apart from the other suites.
 UID_BASE = int(os.environ.get("CODETEST_UID_BASE", "64000")) + 700
 TIME_S = 1  # verl's `timeout` (compile and run), and OpenRLHF's label limit
 
