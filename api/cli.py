@@ -11,11 +11,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     p.add_argument("--backend", choices=["native", "docker"], default=None,
                    help="sandbox backend (default native, or $CODETEST_BACKEND)")
-    p.add_argument("--slots", type=int, default=None, help="concurrent executions (default: one per CPU core)")
+    p.add_argument("--slots", type=int, default=None,
+                   help="concurrent executions (default: $CODETEST_SLOTS, else 64 per CPU core on native, at most 256)")
     p.add_argument("--api-key", action="append", default=[], metavar="KEY",
                    help="accepted API key; repeatable. Required off loopback. CODETEST_API_KEYS adds more")
     p.add_argument("--queue-size", type=int, default=0, metavar="N",
-                   help="executions admitted at once before 429 (default 16 per slot)")
+                   help="hard cap on executions admitted at once (default 64 per slot); admission is by deadline")
     p.add_argument("--max-body-mb", type=float, default=None, help="request body cap in MiB (default 64)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
 

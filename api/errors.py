@@ -1,7 +1,7 @@
 """Every failure as a JSON body ``{"error", "message", "detail"}`` with the right status.
 
-Schema errors are 422, a wrong job 400, saturation 429 with Retry-After, a sandbox that
-refuses to run 503. A 500 means a bug here: its body says nothing about internals.
+Schema errors are 422, a wrong job 400, work that cannot be done within its client's time 503 with Retry-After, a sandbox that
+refuses to run 503, the output budget of the jobs in flight spent 429 with Retry-After. A 500 means a bug here: its body says nothing about internals.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .admission import QueueFull
+from .admission import Overloaded
 
 log = logging.getLogger("codetest.api")
 
@@ -74,11 +74,13 @@ def install(app: FastAPI) -> None:
         return JSONResponse(_body("output_budget_spent", str(exc)), status_code=429,
                             headers={"Retry-After": str(exc.retry_after_s)})
 
-    @app.exception_handler(QueueFull)
-    async def _full(request: Request, exc: QueueFull) -> JSONResponse:
-        request.app.state.service.metrics.rejections.labels("queue_full").inc()
-        return JSONResponse(_body("queue_full", str(exc), {"depth": exc.depth, "capacity": exc.capacity}),
-                            status_code=429, headers={"Retry-After": str(exc.retry_after)})
+    @app.exception_handler(Overloaded)
+    async def _overloaded(request: Request, exc: Overloaded) -> JSONResponse:
+        request.app.state.service.metrics.rejections.labels("overloaded").inc()
+        detail = {"depth": exc.depth, "capacity": exc.capacity, "wait_s": round(exc.wait_s, 3),
+                  "deadline_s": exc.deadline_s, "reason": exc.reason}
+        return JSONResponse(_body("overloaded", str(exc), detail), status_code=503,
+                            headers={"Retry-After": str(exc.retry_after)})
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -9,7 +9,14 @@ What its clients (verl's sandbox_fusion reward, the sandbox-fusion SDK) rely on:
 - a timeout is a step with status TimeLimitExceeded and no return code.
 - a step that Finished always carries an integer return code.
 So our MLE, OLE and RE become Finished with a non-zero return code (the exit code, or
-minus the signal that killed it), and only SE becomes Error.
+minus the signal that killed it: a program killed for memory is -9, as SandboxFusion's
+subprocess reports a SIGKILL), and only SE becomes Error.
+- ``message`` is empty unless the status is ``SandboxError``; then it says what failed. A job
+  SandboxFusion would take but we cannot run (a language whose toolchain is not installed, a
+  bad file name) is such an answer: HTTP 200 with ``SandboxError``, never a 4xx.
+- ``files`` (path -> base64) are written next to the program (so a compile step sees them)
+  and into the working directory; ``fetch_files`` that exist after the run come back base64
+  in ``files``, as SandboxFusion does.
 """
 
 from __future__ import annotations
@@ -17,17 +24,10 @@ from __future__ import annotations
 import math
 from typing import Iterable, Optional
 
+from sandbox.languages import canonical_name
 from sandbox.models import CompileResult, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
 
-from sandbox.languages import canonical_name
 from .models import FusionCommandResult, FusionRunRequest, FusionRunResponse
-
-_LIMIT_NOTES = {
-    Verdict.MLE: "memory limit exceeded",
-    Verdict.OLE: "output limit exceeded",
-    Verdict.TLE: "time limit exceeded",
-    Verdict.RE: "runtime error",
-}
 
 
 def _seconds(value: float, default: float, lo: float, hi: float) -> float:
@@ -36,18 +36,41 @@ def _seconds(value: float, default: float, lo: float, hi: float) -> float:
     return float(min(hi, max(lo, value)))
 
 
+# `dotnet new console` (SandboxFusion's C#) has implicit usings; mcs does not. A repeated using
+# is only a warning, so they go first, on one line (compiler messages stay one line off).
+_CSHARP_IMPLICIT_USINGS = ("using System; using System.IO; using System.Collections.Generic; using System.Linq; "
+                           "using System.Threading; using System.Threading.Tasks;\n")
+
+
+def _source(language: str, code: str) -> str:
+    if language == "php" and "<?php" not in code:
+        return "<?php\n" + code  # SandboxFusion adds the tag the same way (ensure_php_tag_in_string)
+    if language == "csharp":
+        return _CSHARP_IMPLICIT_USINGS + code
+    return code
+
+
 def to_run_request(req: FusionRunRequest, available: Iterable[str], default_memory_mb: int) -> RunRequest:
-    """One program, one test on ``stdin``, no expected output: the exit status judges, as in SandboxFusion."""
+    """One program, one test on ``stdin``, no expected output: the exit status judges, as in SandboxFusion.
+
+    Raises pydantic's ValidationError for what our RunRequest refuses (a bad file name or base64)."""
     run_s = _seconds(req.run_timeout, 10.0, 0.05, 60.0)
     compile_s = _seconds(req.compile_timeout, 10.0, 0.5, 300.0)
     mem = req.memory_limit_MB if req.memory_limit_MB > 0 else default_memory_mb
     limits = Limits(
         time_s=run_s, wall_time_s=run_s, memory_mb=int(min(16384, max(16, mem))), compile_time_s=compile_s,
     )
-    return RunRequest(
-        language=canonical_name(req.language), code=req.code,
-        tests=[TestCase(stdin=req.stdin or "")], limits=limits,
+    language = canonical_name(req.language)
+    code = _source(language, req.code)
+    job = RunRequest(
+        language=language, code=code if code.strip() else "#", tests=[TestCase(stdin=req.stdin or "")], limits=limits,
+        files={k: v for k, v in req.files.items() if v is not None}, fetch_files=list(req.fetch_files),
+        args=list(req.args),
     )
+    # SandboxFusion runs an empty program (Python and Bash succeed, a compiler says why it fails);
+    # our RunRequest refuses blank code for everyone else, so the blank source is set after the check.
+    job.code = code
+    return job
 
 
 def _compile_step(c: CompileResult) -> FusionCommandResult:
@@ -94,7 +117,7 @@ def has_compile_step(language: str) -> bool:
 
 
 def to_response(res: RunResult, compiled: bool = True, fetched: Optional[dict[str, str]] = None) -> FusionRunResponse:
-    files = fetched or {}
+    files = dict(fetched or (res.tests[0].files if res.tests and res.tests[0].files else {}))
     show_compile = res.compile is not None and (compiled or not res.compile.ok)
     compile_step = _compile_step(res.compile) if show_compile else None
     if res.verdict == Verdict.CE:
@@ -111,11 +134,20 @@ def to_response(res: RunResult, compiled: bool = True, fetched: Optional[dict[st
         return FusionRunResponse(status="SandboxError", message=t.message or res.message or "sandbox error",
                                  compile_result=compile_step, run_result=run_step, files=files)
     ok = run_step.status == "Finished" and run_step.return_code == 0
-    note = "" if ok else _LIMIT_NOTES.get(t.verdict, "")
-    return FusionRunResponse(status="Success" if ok else "Failed", message=note,
+    # SandboxFusion's message is empty for Success and Failed; the verdict's name travels in the
+    # X-Codetest-Verdict header the route sets, for those who want to tell MLE from RE.
+    return FusionRunResponse(status="Success" if ok else "Failed", message="",
                              compile_result=compile_step, run_result=run_step, files=files)
 
 
 def sandbox_error(message: str) -> FusionRunResponse:
     return FusionRunResponse(status="SandboxError", message=message,
                              run_result=FusionCommandResult(status="Error", stderr=message))
+
+
+def validation_message(e: Exception) -> str:
+    """pydantic's first complaint, as one line (without the offending input: it may be megabytes)."""
+    errs = e.errors() if hasattr(e, "errors") else []  # type: ignore[union-attr]
+    first = errs[0] if errs else {}
+    where = ".".join(str(x) for x in first.get("loc", ())) or "request"
+    return f"{where}: {first.get('msg', str(e))}"

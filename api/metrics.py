@@ -36,7 +36,7 @@ class Metrics:
             ["reason"], registry=r,
         )
         self.reward_items = Counter(
-            "codetest_reward_items", "reward items scored, by outcome (scored, null)", ["outcome"], registry=r,
+            "codetest_reward_items", "reward items scored, by outcome (scored, null, no_code)", ["outcome"], registry=r,
         )
 
     def render(self) -> bytes:

@@ -114,17 +114,55 @@ class AuthMiddleware:
 
 
 class BodyLimitMiddleware:
-    """413 for bodies over the cap, judged by Content-Length first and by the bytes that arrive."""
+    """413 for bodies over the cap, judged by Content-Length first and by the bytes that arrive.
 
-    def __init__(self, app: ASGIApp, max_bytes: int, metrics: Metrics):
+    The 413 is sent at once, then the rest of the body is read and dropped (up to
+    ``drain_bytes`` or ``drain_s``) before the connection is let go: a server that closes a
+    socket with unread data makes the kernel reset it, and the client, still writing, sees a
+    broken pipe instead of the answer. Draining lets it finish sending and read the 413.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, metrics: Metrics, drain_bytes: int = 1 << 30,
+                 drain_s: float = 30.0):
         self.app = app
         self.max_bytes = max_bytes
         self.metrics = metrics
+        self.drain_bytes = drain_bytes
+        self.drain_s = drain_s
 
-    async def _too_large(self, send: Send) -> None:
+    async def _too_large(self, send: Send, receive: Receive, more: bool) -> None:
+        """Send the whole 413 (headers and body, so the client can read it at once), drain what
+        the client is still sending, and only then end the response, which lets the server
+        close the connection (it does when the client asked for ``Connection: close``)."""
         self.metrics.rejections.labels("too_large").inc()
-        await send_json(send, 413, {"error": "payload_too_large",
-                                    "message": f"request body over {self.max_bytes} bytes"})
+        raw = json.dumps({"error": "payload_too_large",
+                          "message": f"request body over {self.max_bytes} bytes; this server takes at most "
+                                     f"{self.max_bytes} bytes per request"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]})
+        await send({"type": "http.response.body", "body": raw, "more_body": True})
+        await self._drain(receive, more)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _drain(self, receive: Receive, more: bool) -> None:
+        """Read and drop what the client is still sending, within bounds."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.drain_s
+        drained = 0
+        while more and drained < self.drain_bytes:
+            left = end - loop.time()
+            if left <= 0:
+                return
+            try:
+                message = await asyncio.wait_for(receive(), timeout=left)
+            except asyncio.TimeoutError:
+                return
+            if message["type"] != "http.request":
+                return
+            drained += len(message.get("body", b""))
+            more = bool(message.get("more_body", False))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -134,7 +172,7 @@ class BodyLimitMiddleware:
         if declared is not None:
             try:
                 if int(declared) > self.max_bytes:
-                    await self._too_large(send)
+                    await self._too_large(send, receive, True)
                     return
             except ValueError:
                 await send_json(send, 400, {"error": "bad_request", "message": "invalid Content-Length"})
@@ -149,7 +187,8 @@ class BodyLimitMiddleware:
             body = message.get("body", b"")
             size += len(body)
             if size > self.max_bytes:
-                await self._too_large(send)
+                chunks.clear()
+                await self._too_large(send, receive, bool(message.get("more_body", False)))
                 return
             chunks.append(body)
             if not message.get("more_body", False):

@@ -74,12 +74,14 @@ class RewardResult(BaseModel):
     total: int = 0
     error: Optional[str] = None
     language: Optional[str] = Field(None, description="the language the code ran as")
+    no_code: bool = Field(False, description="the completion held no code block (reward 0, verdict CE)")
 
 
 class RewardStats(BaseModel):
     items: int
     scored: int
     null: int
+    no_code: int = Field(0, description="completions without a code block (scored 0, counted apart from CE)")
     deadline_hit: bool
     elapsed_s: float
 
@@ -105,6 +107,7 @@ class FusionRunRequest(BaseModel):
     memory_limit_MB: int = Field(-1, description="MiB; -1 or 0 means the service default")
     files: dict[str, Optional[str]] = Field(default_factory=dict, description="path -> base64 content")
     fetch_files: list[str] = Field(default_factory=list, description="paths to return after the run, base64")
+    args: list[str] = Field(default_factory=list, description="command-line arguments (pytest's, for language pytest)")
 
 
 FusionCommandStatus = Literal["Finished", "Error", "TimeLimitExceeded"]

@@ -12,56 +12,17 @@ from typing import Iterable, Optional
 
 from pydantic import ValidationError
 
+from client.extract import extract_code
+from sandbox.languages import canonical_name
 from sandbox.models import RunRequest, RunResult, Verdict
 
-from sandbox.languages import canonical_name
 from .models import RewardItem, RewardResult, Scoring
 
 
-def _fence_run(line: str, start: int) -> int:
-    end = start
-    while end < len(line) and line[end] == "`":
-        end += 1
-    return end - start
-
-
 def last_fenced_block(text: str) -> Optional[tuple[str, str]]:
-    """(tag, code) of the last complete fenced block, or None; an unterminated fence is ignored.
-
-    Line by line, so the cost is linear in the text whatever it holds. Lenient where LLMs
-    are: the opening fence may follow prose on its line, and the closing fence may end the
-    last code line (``print(x)`` followed directly by the backticks). A fence that opens and
-    closes on one line is inline code, not a block.
-    """
-    last: Optional[tuple[str, str]] = None
-    fence = 0
-    tag = ""
-    body: list[str] = []
-    for line in text.split("\n"):
-        if not fence:
-            at = line.find("```")
-            if at < 0:
-                continue
-            run = _fence_run(line, at)
-            info = line[at + run:]
-            if "`" in info:
-                continue
-            words = info.split()
-            tag = words[0].strip("{}.").lower() if words else ""
-            fence, body = run, []
-            continue
-        stripped = line.rstrip()
-        code_end = len(stripped)
-        while code_end > 0 and stripped[code_end - 1] == "`":
-            code_end -= 1
-        if len(stripped) - code_end >= fence:
-            if stripped[:code_end].strip():
-                body.append(stripped[:code_end])
-            last = (tag, "\n".join(body) + "\n")
-            fence = 0
-        else:
-            body.append(line)
-    return last
+    """(language, code) of the completion's code block, or None: ``client.extract.extract_code``."""
+    found = extract_code(text)
+    return None if found is None else (found.language or "", found.code)
 
 
 def score(result: RunResult, scoring: Scoring) -> tuple[Optional[float], Optional[str]]:
@@ -100,6 +61,14 @@ def _fail_ce(item: RewardItem, why: str, language: Optional[str] = None) -> Prep
     ))
 
 
+def _no_code(item: RewardItem) -> PreparedItem:
+    """No code in the completion: reward 0, verdict CE, counted apart (``no_code``)."""
+    return PreparedItem(decided=RewardResult(
+        id=item.id, reward=0.0, verdict=Verdict.CE, passed=0, total=len(item.tests), language=item.language,
+        error="no code: the completion has no complete fenced code block", no_code=True,
+    ))
+
+
 def _null(item: RewardItem, why: str, language: Optional[str] = None) -> PreparedItem:
     return PreparedItem(decided=RewardResult(
         id=item.id, reward=None, verdict=None, passed=0, total=len(item.tests), error=why, language=language,
@@ -125,11 +94,11 @@ def prepare(item: RewardItem, available: Iterable[str], max_output_mb: float = f
     if item.code is not None:
         code, lang = item.code, item.language
     else:
-        block = last_fenced_block(item.completion or "")
-        if block is None:
-            return _fail_ce(item, "no fenced code block in completion", item.language)
-        tag, code = block
-        lang = item.language or tag or None
+        found = extract_code(item.completion or "")
+        if found is None:
+            return _no_code(item)
+        code = found.code
+        lang = item.language or found.language or None
         from_fence = item.language is None
     if not lang:
         return _null(item, "no language: set the item's 'language' or tag the code fence")

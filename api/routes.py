@@ -9,14 +9,15 @@ from typing import Optional
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
+from sandbox.languages import canonical_name
 from sandbox.models import RunRequest, RunResult, TestResult
 
 from . import fusion, openrlhf
-from sandbox.languages import canonical_name
 from .models import (
     ErrorBody, FusionRunRequest, FusionRunResponse, HealthResponse, OpenRLHFRequest, OpenRLHFResponse, RewardItem,
     RewardRequest, RewardResponse, RewardResult, RewardStats, Scoring,
 )
+from .admission import OPENRLHF_DEADLINE_S, RUN_CODE_SLACK_S, run_code_wall_s
 from .reward import output_budget_mb, prepare, result_for, slim
 from .errors import InvalidInput
 from .service import Service
@@ -28,9 +29,15 @@ _ERRORS = {
     401: {"model": ErrorBody, "description": "an API key is required"},
     413: {"model": ErrorBody, "description": "request body too large"},
     422: {"model": ErrorBody, "description": "the request does not match the schema"},
-    429: {"model": ErrorBody, "description": "saturated; retry after the Retry-After header"},
-    503: {"model": ErrorBody, "description": "the sandbox refuses to run code (isolation below minimum)"},
+    429: {"model": ErrorBody, "description": "the output budget of the jobs in flight is spent; retry after the "
+                                            "Retry-After header"},
+    503: {"model": ErrorBody, "description": "the work cannot be done within the client's time now (Retry-After "
+                                            "says when to come back), or the sandbox refuses to run code"},
 }
+
+
+def _positive(value: object, default: float) -> float:
+    return float(value) if isinstance(value, (int, float)) and 0 < value < 1e6 else default
 
 
 def service_of(request: Request) -> Service:
@@ -44,13 +51,24 @@ def _require_sandbox(svc: Service) -> None:
         raise SandboxUnavailable(svc.startup_problem or "the sandbox is not running")
 
 
-async def _run_one(svc: Service, job: RunRequest) -> RunResult:
+async def _run_one(svc: Service, job: RunRequest, deadline_s: float) -> RunResult:
+    """Admit one job if it can finish within ``deadline_s`` (its client's time), then run it."""
     _require_sandbox(svc)
     if output_budget_mb(job) > svc.settings.max_output_mb:
         raise InvalidInput(f"tests x limits.output_kb allow {output_budget_mb(job):.0f} MiB of output; this server "
                            f"takes at most {svc.settings.max_output_mb} MiB per job: lower limits.output_kb")
-    with svc.admission.lease(1) as lease:  # type: ignore[union-attr]
+    with svc.admission.lease(1, deadline_s) as lease:  # type: ignore[union-attr]
         return await svc.runner.run(job, lease)  # type: ignore[union-attr]
+
+
+def client_deadline(request: Request, default: float) -> float:
+    """The client's time for this request: ``X-Codetest-Deadline`` (seconds) if sent, else ``default``."""
+    raw = request.headers.get("x-codetest-deadline")
+    try:
+        value = float(raw) if raw is not None else default
+    except ValueError:
+        value = default
+    return value if 0 < value <= 3600 else default
 
 
 @router.post("/v1/run", response_model=RunResult, responses=_ERRORS, tags=["run"],
@@ -58,7 +76,7 @@ async def _run_one(svc: Service, job: RunRequest) -> RunResult:
 async def run(body: RunRequest, request: Request) -> Response:
     svc = service_of(request)
     job = body.model_copy(update={"language": canonical_name(body.language)})
-    result = await _run_one(svc, job)
+    result = await _run_one(svc, job, client_deadline(request, svc.settings.run_deadline_s))
     return encoded(result)
 
 
@@ -117,7 +135,7 @@ async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
     deadline_hit = False
     if n_jobs:
         window = min(n_jobs, svc.window())
-        with svc.admission.lease(window) as lease:  # type: ignore[union-attr]
+        with svc.admission.lease(window, deadline) as lease:  # type: ignore[union-attr]
             left = max(0.01, deadline - (time.perf_counter() - started))  # the deadline counts from arrival
             outcomes = await svc.runner.run_batch(jobs, lease, window, left, keep=slim)  # type: ignore[union-attr]
         deadline_hit = any(j is not None and o is None for j, o in zip(jobs, outcomes))
@@ -127,7 +145,10 @@ async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
     null = sum(1 for r in results if r.reward is None)
     svc.metrics.reward_items.labels("scored").inc(len(results) - null)
     svc.metrics.reward_items.labels("null").inc(null)
-    stats = RewardStats(items=len(results), scored=len(results) - null, null=null, deadline_hit=deadline_hit,
+    no_code = sum(1 for r in results if r.no_code)
+    svc.metrics.reward_items.labels("no_code").inc(no_code)
+    stats = RewardStats(items=len(results), scored=len(results) - null, null=null, no_code=no_code,
+                        deadline_hit=deadline_hit,
                         elapsed_s=round(time.perf_counter() - started, 4))
     return RewardResponse(results=results, stats=stats)
 
@@ -140,15 +161,26 @@ async def reward(body: RewardRequest, request: Request) -> RewardResponse:
 
 @router.post("/run_code", response_model=FusionRunResponse, responses=_ERRORS, tags=["compat"],
              summary="SandboxFusion-compatible: run code once on stdin")
-async def run_code(body: FusionRunRequest, request: Request) -> FusionRunResponse:
+async def run_code(body: FusionRunRequest, request: Request, response: Response) -> FusionRunResponse:
+    from pydantic import ValidationError
+
     from sandbox import BadRequest
 
     svc = service_of(request)
-    if any(v is not None for v in body.files.values()):
-        raise BadRequest("'files' is not supported by this sandbox; send the data on stdin")
-    job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
-    result = await _run_one(svc, job)
+    # What SandboxFusion would take but this sandbox cannot run (a language without its toolchain,
+    # a bad file name) is a 200 with SandboxError and a message, as SandboxFusion answers it.
     try:
+        job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
+        # TLE is judged on CPU time; the wall limit only catches sleepers, inside verl's HTTP timeout.
+        job.limits.wall_time_s = run_code_wall_s(job.limits.time_s, job.limits.compile_time_s)
+        deadline = _positive(body.compile_timeout, 10.0) + _positive(body.run_timeout, 10.0) + RUN_CODE_SLACK_S
+        result = await _run_one(svc, job, client_deadline(request, deadline))
+    except ValidationError as e:
+        return fusion.sandbox_error(fusion.validation_message(e))
+    except BadRequest as e:
+        return fusion.sandbox_error(str(e) or type(e).__name__)
+    try:
+        response.headers["X-Codetest-Verdict"] = result.verdict.value
         return fusion.to_response(result, compiled=fusion.has_compile_step(job.language))
     finally:
         result.release_output()
@@ -165,12 +197,14 @@ async def get_reward(body: OpenRLHFRequest, request: Request) -> OpenRLHFRespons
         raise InvalidInput("'query', 'prompts' and 'labels' must have the same length")
     built = [openrlhf.item_from(q, p, lab) for q, p, lab in zip(body.query, prompts, labels)]
     items = [b for b in built if isinstance(b, RewardItem)]
-    scored = (await score_items(svc, items, body.scoring, body.deadline_s)).results if items else []
+    deadline = body.deadline_s or client_deadline(request, OPENRLHF_DEADLINE_S)
+    scored = (await score_items(svc, items, body.scoring, deadline)).results if items else []
     it = iter(scored)
     rewards: list[float] = []
     errors: list[Optional[str]] = []
     pass_rate: list[float] = []
     sandbox_error: list[float] = []
+    no_code: list[float] = []
     for b in built:
         r = next(it) if isinstance(b, RewardItem) else RewardResult(reward=None, error=b)
         # A number always (OpenRLHF makes a tensor of these); failures are flagged, never silent.
@@ -178,8 +212,10 @@ async def get_reward(body: OpenRLHFRequest, request: Request) -> OpenRLHFRespons
         errors.append(r.error)
         pass_rate.append(r.passed / r.total if r.total else (1.0 if r.reward else 0.0))
         sandbox_error.append(1.0 if r.reward is None else 0.0)
+        no_code.append(1.0 if r.no_code else 0.0)
     return OpenRLHFResponse(rewards=rewards, scores=list(rewards), errors=errors,
-                            extra_logs={"pass_rate": pass_rate, "sandbox_error": sandbox_error})
+                            extra_logs={"pass_rate": pass_rate, "sandbox_error": sandbox_error,
+                                                                   "no_code": no_code})
 
 
 @router.get("/healthz", response_model=HealthResponse, responses={503: {"model": HealthResponse}}, tags=["ops"],

@@ -48,9 +48,11 @@ class JobRunner:
             self._in_flight += 1
         start = time.perf_counter()
         verdict = "error"
+        exec_s: Optional[float] = None
         try:
             result: RunResult = self.sandbox.run(job, outer=outer, hold_output=True)
             verdict = result.verdict.value if hasattr(result.verdict, "value") else str(result.verdict)
+            exec_s = slot_time_per_execution(result)
             return result
         finally:
             elapsed = time.perf_counter() - start
@@ -58,7 +60,7 @@ class JobRunner:
                 self._in_flight -= 1
             self.metrics.executions.labels(job.language, verdict).inc()
             self.metrics.execution_latency.labels(job.language).observe(elapsed)
-            lease.job_finished(elapsed)
+            lease.job_finished(exec_s)
 
     async def run(self, job: RunRequest, lease: Lease, outer: object = None) -> RunResult:
         """One job on the pool. Cancelling the await cancels the job if it has not started.
@@ -108,6 +110,21 @@ class JobRunner:
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+# What one execution costs beyond the program's own wall time (fork, jail set-up, reaping).
+EXEC_OVERHEAD_S = 0.005
+
+
+def slot_time_per_execution(result: RunResult) -> Optional[float]:
+    """How long each execution of this job held a slot, from the jail's own clocks: time spent
+    waiting for a slot is not in it, so the admission estimate does not count waiting twice."""
+    times = [(t.wall_time_s or t.time_s or 0.0) for t in result.tests if t.verdict.value != "SKIPPED"]
+    if result.compile is not None and not getattr(result.compile, "cached", False) and result.compile.time_s:
+        times.append(result.compile.time_s)
+    if not times:
+        return None
+    return sum(times) / len(times) + EXEC_OVERHEAD_S
 
 
 def _expected(e: BaseException) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import Any, Optional
 
@@ -34,12 +35,15 @@ class Service:
         """Build the sandbox if we own it; learn its slots and languages; size the queue."""
         if self.sandbox is None:
             from sandbox import Sandbox, SandboxConfig, SandboxUnavailable
+            from sandbox.config import slots_from_env
 
             cfg = SandboxConfig()
             if self._backend:
                 cfg.backend = self._backend
             if self._slots:
                 cfg.slots = self._slots
+            elif not slots_from_env() and cfg.backend == "native":
+                cfg.slots = self.settings.default_slots(os.cpu_count() or 1)
             try:
                 self.sandbox = Sandbox(cfg)
             except SandboxUnavailable as e:  # serve anyway: /healthz says why, runs answer 503
@@ -97,6 +101,9 @@ class Service:
         h["sandbox_queue_depth"] = h.get("queue_depth", 0)
         h["queue_depth"] = self.admission.depth if self.admission else 0
         h["queue_capacity"] = self.admission.capacity if self.admission else 0
+        h["admission"] = {"slot_wait_s": round(self.admission.wait_s(), 4) if self.admission else 0.0,
+                          "avg_execution_s": round(self.admission.avg_exec_s, 4) if self.admission else 0.0,
+                          "refused": self.admission.refused if self.admission else 0}
         h["executions_in_flight"] = self.runner.in_flight if self.runner else 0
         h["uptime_s"] = round(time.time() - self.started_at, 3)
         if h.get("languages"):

@@ -38,8 +38,16 @@ def is_loopback(host: str) -> bool:
 class ServiceSettings:
     # Bearer / X-API-Key secrets; empty means no authentication (loopback only, see serve()).
     api_keys: tuple[str, ...] = ()
-    # Executions admitted at once (running or waiting for a slot); 0 picks 16 per slot.
+    # A hard cap on executions admitted at once (running or waiting for a slot); 0 picks 64 per
+    # slot. Admission is by deadline (api/admission.py): this cap only bounds memory.
     queue_size: int = 0
+    # Slots (concurrent executions) per CPU core when neither --slots nor CODETEST_SLOTS says:
+    # time limits are judged on CPU time, so more slots than cores change no verdict and keep
+    # sleeping programs from holding the machine idle (native backend; Docker keeps one per core).
+    slots_per_core: int = 64
+    max_slots: int = 256
+    # The client deadline assumed for /v1/run when the request does not say (X-Codetest-Deadline).
+    run_deadline_s: float = 300.0
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     reward_deadline_s: float = DEFAULT_REWARD_DEADLINE_S
     max_reward_items: int = DEFAULT_MAX_REWARD_ITEMS
@@ -52,7 +60,10 @@ class ServiceSettings:
     extra: dict = field(default_factory=dict)
 
     def capacity(self, slots: int) -> int:
-        return self.queue_size if self.queue_size > 0 else max(16, 16 * max(1, slots))
+        return self.queue_size if self.queue_size > 0 else max(1024, 64 * max(1, slots))
+
+    def default_slots(self, cores: int) -> int:
+        return max(1, min(self.max_slots, self.slots_per_core * max(1, cores)))
 
     def window(self, slots: int) -> int:
         return self.reward_window if self.reward_window > 0 else max(2, 2 * max(1, slots))

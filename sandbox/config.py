@@ -82,11 +82,17 @@ def api_keys() -> tuple[str, ...]:
     return env_list("CODETEST_API_KEYS")
 
 
+def slots_from_env() -> int:
+    """``CODETEST_SLOTS``: concurrent executions the operator asked for; 0 when unset (then the
+    library runs one per CPU core and the service its own default, ``slots_per_core``)."""
+    return env("CODETEST_SLOTS", non_negative(int), 0)
+
+
 @dataclass
 class SandboxConfig:
     backend: str = field(default_factory=lambda: env("CODETEST_BACKEND", str, "native"))
     # Concurrent executions; 0 (the default) is one per CPU core.
-    slots: int = field(default_factory=lambda: env("CODETEST_SLOTS", non_negative(int), 0) or (os.cpu_count() or 1))
+    slots: int = field(default_factory=lambda: slots_from_env() or (os.cpu_count() or 1))
     # Compile cache and scratch space live here.
     state_dir: str = field(default_factory=default_state_dir)
     cache_max_mb: int = field(default_factory=lambda: env("CODETEST_CACHE_MAX_MB", positive(int), 2048))

@@ -134,10 +134,11 @@ class Sandbox:
 
     # -- programs
 
-    def prepare(self, language: str, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None
-                ) -> tuple[Optional[Program], CompileResult, bool]:
-        """(program, compile result, whether the sandbox itself failed); the program is None on CE/SE."""
-        return self.compiler.prepare(self.toolchain(language), code, limits, outer, entry_point)
+    def prepare(self, language: str, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None,
+                extra_files: Optional[dict[str, bytes]] = None) -> tuple[Optional[Program], CompileResult, bool]:
+        """(program, compile result, whether the sandbox itself failed); the program is None on CE/SE.
+        ``extra_files``: RunRequest.files, placed next to the source (see ``Compiler.prepare``)."""
+        return self.compiler.prepare(self.toolchain(language), code, limits, outer, entry_point, extra_files)
 
     def toolchain(self, language: str) -> Toolchain:
         """The toolchain this sandbox runs ``language`` with; BadRequest when it has none."""

@@ -7,6 +7,7 @@ function's return value, or a checker in the testlib or Kattis protocol), and
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from concurrent.futures import CancelledError
@@ -33,6 +34,11 @@ def _text(b: bytes) -> str:
     return b.decode("utf-8", errors="replace")
 
 
+def _base64_cost(files: dict[str, bytes]) -> int:
+    """What fetched files cost in the JSON answer: base64 text plus the quoted names."""
+    return sum(4 * ((len(v) + 2) // 3) + json_cost(k.encode("utf-8", "surrogatepass")) + 6 for k, v in files.items())
+
+
 class Job:
     """One RunRequest in flight."""
 
@@ -41,11 +47,14 @@ class Job:
         self.inner = ("job", next(sb._ids))
         self.checker: Optional[Program] = None
         self.output = output
+        # RunRequest.files: next to the program (compile step, /prog) and in every test's /work.
+        self.files: dict[str, bytes] = {}
 
     def run(self) -> RunResult:
         req = self.req
         entry = req.entry_point if any(t.is_function for t in req.tests) else None
-        program, cr, failed = self.sb.prepare(req.language, req.code, req.limits, self.outer, entry)
+        self.files = req.decoded_files() if req.files else {}
+        program, cr, failed = self.sb.prepare(req.language, req.code, req.limits, self.outer, entry, self.files)
         tests = req.tests or [TestCase()]
         if failed:
             return RunResult(verdict=Verdict.SE, passed=0, total=len(tests), compile=cr, message=cr.stderr)
@@ -97,7 +106,11 @@ class Job:
             stdin = json.dumps(test.args).encode()
             spec = program.spec(req.limits, stdin, (program.entry_point or "",))
         else:
-            spec = program.spec(req.limits, test.stdin.encode("utf-8", "surrogateescape"))
+            spec = program.spec(req.limits, test.stdin.encode("utf-8", "surrogateescape"), tuple(req.args))
+        if self.files:
+            spec.files = {**self.files, **spec.files}
+        if req.fetch_files:
+            spec.fetch = list(req.fetch_files)
         self.sb.count("executions")
         facts = self.sb.backend.execute(spec)
         stdout = facts.stdout
@@ -116,7 +129,8 @@ class Job:
                                             req.integer_tolerance)
                     outcome = Outcome.ACCEPTED if ok else Outcome.REJECTED
         shown = value_text.encode("utf-8", "surrogatepass") if value_text is not None else stdout
-        spent = self.output.keep(json_cost(shown) + json_cost(facts.stderr))
+        fetched = _base64_cost(facts.files)
+        spent = self.output.keep(json_cost(shown) + json_cost(facts.stderr) + fetched)
         d: Decision = decide(facts, spec.limits.cpu_s, spec.limits.memory_bytes, outcome, message,
                              over_job_output_budget=spent == JOB, over_server_output_budget=spent == GLOBAL)
         tr = TestResult(verdict=d.verdict, time_s=round(facts.cpu_s, 4), wall_time_s=round(facts.wall_s, 4),
@@ -125,6 +139,8 @@ class Job:
         if spent is None:
             tr.stdout = value_text if value_text is not None else _text(stdout)
             tr.stderr = _text(facts.stderr)
+            if req.fetch_files:
+                tr.files = {k: base64.b64encode(v).decode() for k, v in facts.files.items()}
         return tr
 
     def _judge_value(self, facts: Any, test: TestCase) -> tuple[bytes, Outcome, Optional[str], Optional[str]]:

@@ -38,6 +38,10 @@ class Language:
     min_processes: int = 1  # runtimes with many threads (JVM, node) need more
     env: tuple[tuple[str, str], ...] = ()
     compile_memory_mb: int = 1024
+    # Files or folders the language needs beyond its binaries (a test runner's jar, a library).
+    requires: tuple[str, ...] = ()
+    # What a user installs to get it (named in the error when it is missing).
+    package: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,8 @@ class Toolchain:
 
     def fmt(self, template: tuple[str, ...], src: str, mem_mb: int) -> list[str]:
         stem = os.path.splitext(src)[0]
-        vals = {"bin": self.binary, "src": src, "mem_mb": str(mem_mb), "main_class": stem, **self.extra}
+        vals = {"bin": self.binary, "src": src, "mem_mb": str(mem_mb), "main_class": stem, "scala_main": stem,
+                **self.extra}
         return [part.format(**vals) for part in template]
 
 
@@ -76,6 +81,35 @@ def java_source_name(code: str) -> str:
     return f"{classes[-1].group(1) if classes else 'Main'}.java"
 
 
+_SCALA_OBJECT = re.compile(r"\bobject\s+([A-Za-z_][A-Za-z0-9_]*)")
+_SCALA_MAIN = re.compile(r"def\s+main\s*\(|extends\s+App\b")
+
+
+def scala_main(code: str) -> str:
+    """The object whose body holds ``main`` (or that extends App): the last object declared before it."""
+    main = _SCALA_MAIN.search(code)
+    objs = [o for o in _SCALA_OBJECT.finditer(code) if main is None or o.start() < main.start()]
+    return objs[-1].group(1) if objs else "Main"
+
+
+def _scala_source(code: str) -> str:
+    return f"{scala_main(code)}.scala"
+
+
+# Libraries LLM-written code imports, installed system-wide by scripts/setup.sh and the runtime image.
+JAVA_LIBS = "/usr/share/java/javatuples.jar"
+JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar"
+NODE_MODULES = "/usr/lib/node_modules"
+GOPATH_LIBS = "/usr/share/gocode"
+# go test compiles testify and its dependencies every time in a fresh jail (8 s); setup.sh leaves a
+# build cache of them here, which each run copies into its own /tmp (7 MB, milliseconds).
+GO_CACHE_SEED = "/usr/local/lib/codetest/gocache"
+_GO_ENV = (("GOCACHE", "/tmp/gocache"), ("GOPATH", "/tmp/go:" + GOPATH_LIBS), ("GO111MODULE", "off"),
+           ("CGO_ENABLED", "0"), ("HOME", "/tmp"))
+_NODE_ENV = (("NODE_PATH", NODE_MODULES),)
+_JVM_RUN = ("-Xmx{mem_mb}m", "-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto")
+_JVM_COMPILE_ENV = (("JAVA_TOOL_OPTIONS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss16m"),)
+
 LANGUAGES: tuple[Language, ...] = (
     Language("python", ("python3", "py", "py3", "python3.11"), (".py",), _fixed("main.py"),
              None, ("{bin}", "/prog/{src}"), "python3", ("--version",)),
@@ -83,25 +117,101 @@ LANGUAGES: tuple[Language, ...] = (
              ("{bin}", "-O2", "-std=gnu17", "-o", "main", "{src}", "-lm"), ("/prog/main",), "gcc"),
     Language("cpp", ("c++", "cc", "cxx", "g++", "cpp11", "cpp14", "cpp17", "cpp20", "c++11", "c++14", "c++17", "c++20"), (".cpp", ".cc", ".cxx"), _fixed("main.cpp"),
              ("{bin}", "-O2", "-std=gnu++17", "-o", "main", "{src}"), ("/prog/main",), "g++"),
+    # Assertions on (-ea), as SandboxFusion runs Java: an `assert` that fails is a failure, not a pass.
     Language("java", ("java17",), (".java",), java_source_name,
              ("{javac}", "-J-Xms64m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
-              "-encoding", "UTF-8", "-d", ".", "{src}"),
-             ("{bin}", "-Xmx{mem_mb}m", "-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-              "-Xshare:auto", "-cp", "/prog", "{main_class}"),
-             "java", ("-version",), ("javac",), min_processes=64),
+              "-encoding", "UTF-8", "-cp", ".:*:" + JAVA_LIBS, "-d", ".", "{src}"),
+             ("{bin}", *_JVM_RUN, "-ea", "-cp", "/prog:/prog/*:" + JAVA_LIBS, "{main_class}"),
+             "java", ("-version",), ("javac",), min_processes=64, package="default-jdk-headless"),
     Language("javascript", ("js", "node", "nodejs", "jsx"), (".js", ".mjs"), _fixed("main.js"),
              None, ("{bin}", "--max-old-space-size={mem_mb}", "--stack-size=65500", "/prog/{src}"), "node",
-             min_processes=16),
+             min_processes=16, env=_NODE_ENV, package="nodejs"),
     Language("rust", ("rs", "rustc"), (".rs",), _fixed("main.rs"),
              ("{bin}", "-O", "--edition", "2021", "-C", "codegen-units=4", "-o", "main", "{src}"),
              ("/prog/main",), "rustc", min_processes=16),
     Language("go", ("golang",), (".go",), _fixed("main.go"),
              ("{bin}", "build", "-o", "main", "{src}"), ("/prog/main",), "go", ("version",),
-             env=(("GOCACHE", "/tmp/gocache"), ("GOPATH", "/tmp/go"), ("CGO_ENABLED", "0")), min_processes=32),
+             env=_GO_ENV, min_processes=64, package="golang-go"),
     Language("bash", ("sh", "shell"), (".sh",), _fixed("main.sh"), None, ("{bin}", "/prog/{src}"), "bash"),
     Language("perl", ("pl",), (".pl",), _fixed("main.pl"), None, ("{bin}", "/prog/{src}"), "perl", ("-v",)),
-    Language("ruby", ("rb",), (".rb",), _fixed("main.rb"), None, ("{bin}", "/prog/{src}"), "ruby"),
+    Language("ruby", ("rb",), (".rb",), _fixed("main.rb"), None, ("{bin}", "/prog/{src}"), "ruby",
+             package="ruby"),
+    # SandboxFusion's test-runner languages: the run is the test runner, its exit status the verdict.
+    # go test builds and runs in the run step, as SandboxFusion does (run_timeout covers both).
+    Language("go_test", ("gotest",), ("_test.go",), _fixed("main_test.go"),
+             None, ("/bin/sh", "-c", 'cp -R "$1" /tmp/gocache 2>/dev/null; exec "$0" test -vet=off -count=1 /prog/"$2"',
+                    "{bin}", GO_CACHE_SEED, "{src}"), "go", ("version",),
+             env=_GO_ENV, min_processes=64, requires=(GOPATH_LIBS + "/src/github.com/stretchr/testify",),
+             package="golang-go golang-github-stretchr-testify-dev"),
+    Language("pytest", (), (), _fixed("test_main.py"),
+             None, ("{bin}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "/prog/{src}"), "python3",
+             ("-m", "pytest", "--version"), requires=("/usr/lib/python3/dist-packages/pytest",),
+             package="python3-pytest"),
+    Language("junit", (), (), java_source_name,
+             ("{javac}", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8",
+              "-cp", ".:*:" + JUNIT_JAR + ":" + JAVA_LIBS, "-d", ".", "{src}"),
+             ("{bin}", *_JVM_RUN, "-ea", "-jar", JUNIT_JAR, "--disable-banner", "--details=tree",
+              "--class-path", "/prog:" + JAVA_LIBS, "--scan-class-path"),
+             "java", ("-version",), ("javac",), min_processes=64, requires=(JUNIT_JAR,), package="junit5"),
+    # Jest tests in TypeScript or JavaScript: esbuild strips the types (no type check, as
+    # SandboxFusion's babel does), then jest runs the result; '@jest/globals' resolves from jest.
+    Language("jest", (), (), _fixed("main.test.ts"),
+             ("{esbuild}", "{src}", "--format=cjs", "--platform=node", "--target=node18", "--log-level=error",
+              "--outfile=main.test.js"),
+             ("{bin}", NODE_MODULES + "/jest/bin/jest.js", "--ci", "--runInBand", "--config",
+              '{{"rootDir": "/prog", "cache": false, "watchman": false, "transform": {{}}, '
+              '"modulePaths": ["' + NODE_MODULES + '", "' + NODE_MODULES + '/jest/node_modules"]}}',
+              "/prog/main.test.js"), "node",
+             (NODE_MODULES + "/jest/bin/jest.js", "--version"), ("esbuild",), min_processes=64, env=_NODE_ENV,
+             requires=(NODE_MODULES + "/jest",), package="jest esbuild (npm -g)"),
+    Language("typescript", ("ts",), (".ts",), _fixed("main.ts"),
+             None, ("{bin}", NODE_MODULES + "/tsx/dist/cli.mjs", "/prog/{src}"), "node",
+             (NODE_MODULES + "/tsx/dist/cli.mjs", "--version"), min_processes=64,
+             env=_NODE_ENV + (("TSX_DISABLE_CACHE", "1"), ("HOME", "/tmp")), requires=(NODE_MODULES + "/tsx",),
+             package="tsx typescript (npm -g)"),
+    Language("php", (), (".php",), _fixed("main.php"), None, ("{bin}", "-f", "/prog/{src}"), "php",
+             package="php-cli"),
+    Language("lua", (), (".lua",), _fixed("main.lua"), None, ("{bin}", "/prog/{src}"), "lua5.4", ("-v",),
+             package="lua5.4"),
+    Language("r", ("R", "rscript"), (".r", ".R"), _fixed("main.R"), None, ("{bin}", "/prog/{src}"), "Rscript",
+             min_processes=16, env=(("HOME", "/tmp"),), package="r-base-core"),
+    Language("racket", ("rkt",), (".rkt",), _fixed("main.rkt"), None, ("{bin}", "/prog/{src}"), "racket",
+             env=(("HOME", "/tmp"), ("PLTUSERHOME", "/tmp")), min_processes=16, package="racket"),
+    Language("scala", (), (".scala",), _scala_source,
+             ("{bin}", "-J-Xss16m", "-d", ".", "{src}"),
+             ("{java}", *_JVM_RUN, "-ea", "-cp", "/prog:/usr/share/scala/lib/scala-library.jar", "{scala_main}"),
+             "scalac", ("-version",), ("java",), min_processes=64, compile_memory_mb=2048, package="scala"),
+    # SandboxFusion's kotlin_script: top-level statements, run by `kotlinc -script` (it compiles
+    # as it runs, so the run step carries the compile: several seconds of CPU).
+    Language("kotlin_script", ("kts",), (".kts",), _fixed("main.kts"),
+             None, ("{bin}", "-nowarn", "-script", "/prog/{src}"), "kotlinc", ("-version",), ("java",),
+             min_processes=64, env=_JVM_COMPILE_ENV + (("HOME", "/tmp"),), package="kotlin"),
+    Language("kotlin", ("kt",), (".kt",), _fixed("main.kt"),
+             ("{bin}", "-nowarn", "-include-runtime", "-d", "main.jar", "{src}"),
+             ("{java}", *_JVM_RUN, "-ea", "-jar", "/prog/main.jar"),
+             "kotlinc", ("-version",), ("java",), min_processes=64, compile_memory_mb=2048,
+             env=_JVM_COMPILE_ENV + (("HOME", "/tmp"),), package="kotlin"),
+    Language("csharp", ("cs", "c#"), (".cs",), _fixed("main.cs"),
+             # DEBUG defined, as `dotnet run` builds; Debug output (a failed Debug.Assert) goes to stderr.
+             ("{bin}", "-nologo", "-d:DEBUG", "-r:System.Numerics", "-out:main.exe", "{src}"),
+             ("{mono}", "/prog/main.exe"), "mcs", ("--version",), ("mono",), min_processes=32,
+             env=(("HOME", "/tmp"), ("MONO_TRACE_LISTENER", "Console.Error")), package="mono-mcs mono-runtime"),
+    Language("d", ("d_ut", "dlang"), (".d",), _fixed("main.d"),
+             ("{bin}", "-O", "-unittest", "-of=main", "{src}"), ("/prog/main",), "ldc2", ("--version",),
+             package="ldc"),
+    Language("verilog", ("iverilog", "v"), (".v", ".sv"), _fixed("main.v"),
+             ("{bin}", "-g2012", "-o", "main.vvp", "{src}"), ("{vvp}", "-n", "/prog/main.vvp"), "iverilog", ("-V",),
+             ("vvp",), package="iverilog"),
+    Language("sql", ("sqlite", "sqlite3"), (".sql",), _fixed("main.sql"), None,
+             ("{bin}", "-bail", ":memory:", ".read /prog/{src}"), "sqlite3", ("-version",), package="sqlite3"),
 )
+
+# SandboxFusion languages no registry reachable here provides: a clear error names what is missing.
+UNPROVIDED: dict[str, str] = {
+    "cuda": "a CUDA toolchain (nvcc) and a GPU", "python_gpu": "a GPU and its Python stack",
+    "lean": "Lean 4 (elan): not packaged by Debian or npm", "swift": "Swift: not packaged by Debian or npm",
+    "julia": "Julia: not packaged by Debian bookworm",
+}
 
 _BY_NAME = {alias: lang for lang in LANGUAGES for alias in (lang.name, *lang.aliases)}
 _BY_EXT = {ext: lang for lang in LANGUAGES for ext in lang.extensions}
@@ -117,10 +227,14 @@ def canonical_name(name: str) -> str:
 
 
 def get_language(name: str) -> Language:
+    key = name.strip().lower()
     try:
-        return _BY_NAME[name.strip().lower()]
+        return _BY_NAME[key]
     except KeyError:
         known = ", ".join(sorted(lang.name for lang in LANGUAGES))
+        if key in UNPROVIDED:
+            raise UnknownLanguage(f"language {key!r} is not available: it needs {UNPROVIDED[key]}; "
+                                  f"available here: {known}") from None
         raise UnknownLanguage(f"unknown language {name!r}; known: {known}") from None
 
 
@@ -162,8 +276,8 @@ def _python_binary() -> Optional[str]:
 
 def _detect(lang: Language) -> Optional[Toolchain]:
     env_override = toolchain_override(lang.name)
-    if lang.name == "python":
-        found = _python_binary()
+    if lang.name == "python" or lang.binary == "python3":
+        found = _python_binary()  # pytest runs on the very interpreter (and libraries) python does
     elif lang.name == "rust":
         found = None
         rustc = env_override or shutil.which("rustc")
@@ -180,7 +294,7 @@ def _detect(lang: Language) -> Optional[Toolchain]:
     if not found:
         return None
     binary = os.path.realpath(found)
-    if lang.name == "python":
+    if lang.binary == "python3":
         binary = found  # keep the versioned name the interpreter reports
     extra: dict[str, str] = {}
     for tool in lang.extra_binaries:
@@ -188,6 +302,8 @@ def _detect(lang: Language) -> Optional[Toolchain]:
         if not path:
             return None
         extra[tool] = os.path.realpath(path)
+    if any(not os.path.exists(p) for p in lang.requires):
+        return None
     version = _version([binary, *lang.version_args])
     if not version:
         return None
@@ -214,6 +330,6 @@ def toolchain_for(name: str) -> Toolchain:
     lang = get_language(name)
     tc = detect_toolchains().get(lang.name)
     if tc is None:
-        raise ToolchainMissing(f"language {lang.name!r} is known but its toolchain ({lang.binary}) is not "
-                               f"installed on this host")
+        raise ToolchainMissing(f"language {lang.name!r} is known but its toolchain ({lang.package or lang.binary}) "
+                               f"is not installed on this host")
     return tc

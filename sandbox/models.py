@@ -6,12 +6,26 @@ backends fill them in. Field names follow the contract in docs/api.md.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from enum import Enum
 from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 MAX_CODE_BYTES = 1 << 20  # 1 MiB of source is far beyond any real submission
+MAX_FILES_BYTES = 16 << 20  # RunRequest.files, decoded, all together
+
+
+def safe_relpath(name: str) -> str:
+    """``name`` as a clean relative path inside the work dir; ValueError for '..', NUL or nothing.
+    A leading '/' is dropped ('/data.txt' is 'data.txt'), as files land in the work dir either way."""
+    if not isinstance(name, str) or "\x00" in name or len(name) > 1024:
+        raise ValueError(f"bad file name {name!r}")
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise ValueError(f"bad file name {name!r}: it must stay inside the work dir")
+    return "/".join(parts)
 
 
 class Verdict(str, Enum):
@@ -104,6 +118,50 @@ class RunRequest(BaseModel):
         None, description="function-call tests: the name the tests call (HumanEval style)",
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
     )
+    files: dict[str, str] = Field(
+        default_factory=dict, max_length=256,
+        description="relative path -> base64 content: written next to the program (compile step, /prog) and into "
+                    "the working directory of every test (SandboxFusion's files)",
+    )
+    fetch_files: list[str] = Field(
+        default_factory=list, max_length=64,
+        description="paths under the working directory read back after each test, base64 in the test's files",
+    )
+    args: list[str] = Field(
+        default_factory=list, max_length=64,
+        description="command-line arguments after the program's own (a test runner's flags: pytest -k ...)",
+    )
+
+    @field_validator("args")
+    @classmethod
+    def _args_sane(cls, v: list[str]) -> list[str]:
+        if any(len(a) > 4096 or "\x00" in a for a in v):
+            raise ValueError("an argument is longer than 4096 characters or holds a NUL byte")
+        return v
+
+    @field_validator("files")
+    @classmethod
+    def _files_safe(cls, v: dict[str, str]) -> dict[str, str]:
+        total = 0
+        for name, b64 in v.items():
+            safe_relpath(name)
+            try:
+                total += len(base64.b64decode(b64, validate=True))
+            except (binascii.Error, ValueError):
+                raise ValueError(f"files[{name!r}] is not valid base64") from None
+        if total > MAX_FILES_BYTES:
+            raise ValueError(f"files hold {total} bytes; at most {MAX_FILES_BYTES}")
+        return v
+
+    @field_validator("fetch_files")
+    @classmethod
+    def _fetch_safe(cls, v: list[str]) -> list[str]:
+        for name in v:
+            safe_relpath(name)
+        return v
+
+    def decoded_files(self) -> dict[str, bytes]:
+        return {safe_relpath(k): base64.b64decode(b64) for k, b64 in self.files.items()}
 
     @field_validator("code")
     @classmethod
@@ -145,6 +203,7 @@ class TestResult(BaseModel):
     stderr: str = ""
     truncated: bool = Field(False, description="the output limit cut the program's output (OLE)")
     message: Optional[str] = Field(None, description="why, when the verdict needs saying (SE, checker)")
+    files: Optional[dict[str, str]] = Field(None, description="fetch_files that existed after the run, base64")
 
 
 class RunResult(BaseModel):

@@ -15,6 +15,7 @@ blocks until the compile wall.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -94,6 +95,18 @@ def _read_tail(path: str, keep: int) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _write_extra(folder: str, extra: dict[str, bytes]) -> None:
+    """RunRequest.files into the compile folder (names already checked by ``safe_relpath``)."""
+    for name, data in extra.items():
+        path = os.path.join(folder, name)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:  # "a" and "a/b" both named: the request's fault
+            raise BadRequest(f"files: cannot place {name!r}: {e.strerror or e}") from None
+
+
 class Compiler:
     """Turns (language, code, limits) into a cached Program, compiling at most once per key."""
 
@@ -114,24 +127,30 @@ class Compiler:
     def compile_argv(self, tc: Toolchain, src: str, limits: Limits) -> list[str]:
         return tc.fmt(tc.language.compile, src, limits.memory_mb) if tc.language.compile else []
 
-    def key(self, tc: Toolchain, src: str, files: dict[str, str], limits: Limits) -> str:
+    def key(self, tc: Toolchain, src: str, files: dict[str, str], limits: Limits,
+            extra: Optional[dict[str, bytes]] = None) -> str:
         lang = tc.language
         outcome_limits = ""
         if lang.compile is not None:
             cl = self.compile_limits(tc, limits)
             outcome_limits = f"mem={cl.memory_bytes} procs={cl.processes} fsize={cl.file_size_bytes}"
+        extra_files = [f"{k}\0{hashlib.sha256(v).hexdigest()}" for k, v in sorted((extra or {}).items())]
         return self.cache.key(lang.name, tc.version, json.dumps(self.compile_argv(tc, src, limits)),
-                              json.dumps(sorted(lang.env)), outcome_limits, src, json.dumps(files, sort_keys=True))
+                              json.dumps(sorted(lang.env)), outcome_limits, src, json.dumps(files, sort_keys=True),
+                              *extra_files)
 
-    def prepare(self, tc: Toolchain, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None
-                ) -> tuple[Optional[Program], CompileResult, bool]:
-        """(program or None, compile result, sandbox failed)."""
+    def prepare(self, tc: Toolchain, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None,
+                extra_files: Optional[dict[str, bytes]] = None) -> tuple[Optional[Program], CompileResult, bool]:
+        """(program or None, compile result, sandbox failed). ``extra_files`` (RunRequest.files:
+        a header, a module, a jar) sit next to the source, so the compile step sees them and the
+        program finds them in /prog; the program's own files win a name clash."""
         lang = tc.language
         src = lang.source_name(code)
         if entry_point is not None and lang.name != "python":
             raise BadRequest("function-call tests (args/expected) are supported for python only")
         files = {src: code} if entry_point is None else program_files(code)
-        key = self.key(tc, src, files, limits)
+        extra = {k: v for k, v in (extra_files or {}).items() if k not in files}
+        key = self.key(tc, src, files, limits, extra)
         with self.cache.key_lock(key):
             hit = self.cache.get(key)
             if hit is not None:
@@ -142,6 +161,7 @@ class Compiler:
             folder = tempfile.mkdtemp(prefix="c", dir=self.scratch)
             os.chmod(folder, 0o777)
             try:
+                _write_extra(folder, extra)
                 for name, text in files.items():
                     with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogatepass") as f:
                         f.write(text)

@@ -17,4 +17,4 @@ if [ "${CODETEST_SKIP_DOCKER:-0}" != 1 ] && docker info >/dev/null 2>&1; then
 fi
 export CODETEST_TEST_BACKENDS="${CODETEST_TEST_BACKENDS:-$backends}"
 echo "test: backends $CODETEST_TEST_BACKENDS" >&2
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+exec .venv/bin/python -m pytest -q -rs -p no:cacheprovider "$@"

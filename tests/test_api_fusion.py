@@ -9,6 +9,7 @@ test checks what verl would conclude from each of our answers.
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any, Optional
 
@@ -117,10 +118,83 @@ def test_unknown_language_is_an_api_error_for_verl(url):
     assert verl_case_result(verl_call(url, "x", "", "cobol"), None) == API_ERROR
 
 
-def test_files_are_refused_clearly(url):
-    r = requests.post(url + "/run_code", json={"code": "print(1)", "language": "python",
-                                              "files": {"a.txt": "aGk="}}, timeout=30)
-    assert r.status_code == 400 and "files" in r.json()["message"]
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _run_code(url: str, **body: Any) -> requests.Response:
+    return requests.post(url + "/run_code", json=body, timeout=60)
+
+
+def test_files_go_in_and_fetch_files_come_back(url):
+    code = ("import helper\nimport json\ndata = open('data/in.bin', 'rb').read()\n"
+            "open('out.bin', 'wb').write(data[::-1])\nprint(helper.X, len(data))\n")
+    r = _run_code(url, code=code, language="python",
+                  files={"data/in.bin": _b64(bytes(range(256))), "helper.py": _b64(b"X = 7\n")},
+                  fetch_files=["out.bin", "missing.txt"])
+    body = r.json()
+    assert r.status_code == 200 and body["status"] == "Success", body
+    assert body["run_result"]["stdout"] == "7 256\n"
+    assert base64.b64decode(body["files"]["out.bin"]) == bytes(range(256))[::-1]
+    assert "missing.txt" not in body["files"]  # as SandboxFusion: what does not exist is left out
+
+
+def test_files_reach_the_compile_step(url):
+    code = '#include "consts.h"\n#include <cstdio>\nint main(){ std::printf("%d\\n", ANSWER); }'
+    r = _run_code(url, code=code, language="cpp", files={"consts.h": _b64(b"#define ANSWER 42\n")})
+    assert r.json()["status"] == "Success" and r.json()["run_result"]["stdout"] == "42\n"
+
+
+def test_fetch_files_never_follows_a_link_out_of_the_work_dir(url):
+    code = ("import os\nos.symlink('/etc/passwd', 'leak')\nos.mkdir('d')\nos.symlink('/etc', 'd/e')\n"
+            "os.mkfifo('fifo')\nopen('ok.txt', 'w').write('ok')\n")
+    r = _run_code(url, code=code, language="python", fetch_files=["leak", "d/e/passwd", "fifo", "ok.txt"])
+    body = r.json()
+    assert body["status"] == "Success", body
+    assert body["files"] == {"ok.txt": _b64(b"ok")}
+
+
+@pytest.mark.parametrize("name", ["../escape.txt", "a/../../b", "x\x00y"])
+def test_bad_file_names_are_a_sandbox_error_with_a_message(url, name):
+    r = _run_code(url, code="print(1)", language="python", files={name: _b64(b"x")})
+    body = r.json()
+    assert r.status_code == 200 and body["status"] == "SandboxError" and "file name" in body["message"], body
+
+
+def test_unknown_or_unprovided_language_is_200_sandbox_error_naming_it(url):
+    for lang, words in (("cobol", "unknown language"), ("lean", "not available")):
+        body = _run_code(url, code="x", language=lang).json()
+        assert body["status"] == "SandboxError" and words in body["message"] and lang in body["message"], body
+
+
+def test_java_runs_with_assertions_enabled(url):
+    code = "public class Main { public static void main(String[] a) { assert 1 == 2 : \"boom\"; } }"
+    body = _run_code(url, code=code, language="java").json()
+    assert body["status"] == "Failed" and "AssertionError" in body["run_result"]["stderr"], body
+
+
+def test_message_is_empty_unless_sandbox_error(url):
+    ok = _run_code(url, code="print(1)", language="python").json()
+    bad = _run_code(url, code="raise SystemExit(3)", language="python").json()
+    assert (ok["status"], ok["message"]) == ("Success", "")
+    assert (bad["status"], bad["message"], bad["run_result"]["return_code"]) == ("Failed", "", 3)
+
+
+def test_memory_kill_is_finished_with_sigkill_code(url):
+    r = _run_code(url, code="x = bytearray(512 << 20)\nprint(len(x))", language="python", memory_limit_MB=64)
+    body = r.json()
+    assert body["status"] == "Failed" and body["run_result"]["status"] == "Finished", body
+    assert body["run_result"]["return_code"] != 0 and r.headers["X-Codetest-Verdict"] == "MLE"
+
+
+def test_empty_code_runs_like_sandbox_fusion(url):
+    assert _run_code(url, code="", language="python").json()["status"] == "Success"
+    assert _run_code(url, code="", language="bash").json()["status"] == "Success"
+
+
+def test_php_without_its_tag(url):
+    body = _run_code(url, code='echo 6 * 7;', language="php").json()
+    assert body["status"] == "Success" and body["run_result"]["stdout"] == "42", body
 
 
 def test_sandbox_fusion_sdk_works_unchanged(url):

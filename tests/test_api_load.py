@@ -200,3 +200,45 @@ def test_loopback_load_no_error_no_loss_no_leftover(server):
         time.sleep(0.1)
     assert not alive(seen), f"processes left behind: {alive(seen)}"
     assert not jailed(), f"jailed programs left behind: {jailed()}"
+
+
+# ---------------------------------------------------------------- oversize bodies: a readable 413
+
+def _small_cap_server():
+    from api import create_app
+    from api.testing import serve_in_thread
+
+    return serve_in_thread(create_app(None, max_body_bytes=100_000, slots=1))
+
+
+def test_oversize_body_gets_a_readable_413_not_a_broken_pipe() -> None:
+    """A client that keeps writing after the server has answered 413 must be able to finish
+    writing and read the answer: the server drains the body instead of resetting the socket."""
+    import requests
+
+    size = 40 << 20
+    body = b'{"language":"python","code":"' + b"x" * size + b'"}'
+    with _small_cap_server() as url:
+        host, port = url.rsplit(":", 1)[0].split("//")[1], int(url.rsplit(":", 1)[1])
+        # Raw socket: headers, 1 MiB, read the early 413, then keep sending the other 39 MiB;
+        # with keep-alive and with "Connection: close" (after which the server closes).
+        for connection in (b"keep-alive", b"close"):
+            with socket.create_connection((host, port), timeout=30) as s:
+                s.sendall(b"POST /v1/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: "
+                          + connection + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+                s.sendall(body[: 1 << 20])
+                head = s.recv(65536)
+                assert head.startswith(b"HTTP/1.1 413"), head[:200]
+                assert b"payload_too_large" in head or b"payload_too_large" in s.recv(65536)
+                s.sendall(body[1 << 20:])  # BrokenPipeError / ConnectionResetError if the server did not drain
+        # The clients trainers use: httpx (Content-Length and chunked) and requests.
+        for _ in range(2):
+            r = httpx.post(url + "/v1/run", content=body, headers={"content-type": "application/json"}, timeout=60)
+            assert r.status_code == 413 and "at most 100000 bytes" in r.json()["message"]
+        r = httpx.post(url + "/v1/run", content=(body[i:i + 65536] for i in range(0, len(body), 65536)),
+                       headers={"content-type": "application/json"}, timeout=60)
+        assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
+        r = requests.post(url + "/v1/run", data=body, headers={"content-type": "application/json"}, timeout=60)
+        assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
+        # and the server is fine afterwards
+        assert httpx.get(url + "/healthz", timeout=30).status_code == 200

@@ -16,7 +16,7 @@ from sandbox.models import RunResult, TestResult, Verdict
     ("Here: ```python\nprint(2)```", ("python", "print(2)\n")),
     ("````python\nprint('```')\n````", ("python", "print('```')\n")),
     ("```{python}\nx=1\n```", ("python", "x=1\n")),
-    ("```Python title=x.py\r\nx=1\r\n```\r\n", ("python", "x=1\r\n")),
+    ("```Python title=x.py\r\nx=1\r\n```\r\n", ("python", "x=1\n")),
     ("```\nplain\n```", ("", "plain\n")),
     ("```python\nunterminated", None),
     ("```python\nfirst\n```\n```python\nlast but unterminated", ("python", "first\n")),

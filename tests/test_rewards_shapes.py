@@ -129,7 +129,7 @@ def test_verl_compute_score_called_as_naive_reward_manager_does(url: str) -> Non
     scores = [compute_score(data_source="codecontests", solution_str=s, ground_truth=json.dumps(DOUBLE_TESTS),
                             extra_info=extra_info, service_url=url) for s in [GOOD, BAD]]
     assert [s["score"] for s in scores] == [1.0, 0.5]
-    assert scores[0] == {"score": 1.0, "acc": 1.0, "passed": 2.0, "total": 2.0, "reward_failed": 0.0}
+    assert scores[0] == {"score": 1.0, "acc": 1.0, "passed": 2.0, "total": 2.0, "reward_failed": 0.0, "no_code": 0.0}
     # prime_code / sandbox_fusion ground truth: {"inputs": [...], "outputs": [...]}
     gt = json.dumps({"inputs": ["3\n"], "outputs": ["6\n"]})
     assert compute_score("apps", GOOD, gt, None, service_url=url)["score"] == 1.0

@@ -14,9 +14,9 @@ from typing import Any, Iterator
 
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
-pytest.importorskip("tokenizers")
+torch = pytest.importorskip("torch", reason="torch not installed; scripts/setup.sh --train installs the CPU build")
+pytest.importorskip("transformers", reason="transformers not installed; scripts/setup.sh --train installs it")
+pytest.importorskip("tokenizers", reason="tokenizers not installed; scripts/setup.sh --train installs it")
 
 from _reward_service import (  # noqa: E402
     BAD, DOUBLE_TESTS, FAST_LIMITS, GOOD, SLOW, closed_port_url, hanging_service, real_service,

@@ -1,6 +1,6 @@
 """TRL's own GRPOTrainer calling our async reward function, when TRL is installed.
 
-Skipped without ``trl`` (it is not a dependency of codetest). Two GRPO steps on the
+``scripts/setup.sh --train`` installs TRL (a skip names the missing package). Two GRPO steps on the
 tiny model; the wrapper swaps half the completions for a known-good program so the
 reward TRL logs is known: every other completion earns 1.0, the random model's own
 text (no code block) earns 0.0.
@@ -15,10 +15,11 @@ from typing import Any, Iterator
 
 import pytest
 
-pytest.importorskip("torch")
-trl = pytest.importorskip("trl")
-datasets = pytest.importorskip("datasets")
-pa = pytest.importorskip("pyarrow")
+_WHY = "not installed; scripts/setup.sh --train installs it"
+pytest.importorskip("torch", reason=f"torch {_WHY}")
+trl = pytest.importorskip("trl", reason=f"trl {_WHY}")
+datasets = pytest.importorskip("datasets", reason=f"datasets (a trl dependency) {_WHY}")
+pa = pytest.importorskip("pyarrow", reason=f"pyarrow (a trl dependency) {_WHY}")
 
 from _reward_service import DOUBLE_TESTS, GOOD, real_service  # noqa: E402
 from client.rewards import RewardScorer  # noqa: E402

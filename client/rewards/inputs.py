@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
+from ..extract import extract_code
+
 
 class BadRewardInput(ValueError):
     """The trainer's data for one completion cannot be turned into tests."""
@@ -156,10 +158,15 @@ def make_item(
     """One RewardItem; explicit arguments win over settings found in the tests record."""
     parsed, settings = parse_tests(tests)
     lim = limits if limits is not None else settings.get("limits")
+    text = completion_text(completion)
+    lang = language or settings.get("language")
+    if not lang:  # the fence's tag (```cpp) before the default: the model said what it wrote
+        found = extract_code(text)
+        lang = found.language if found is not None else None
     return RewardItem(
-        completion=completion_text(completion),
+        completion=text,
         tests=parsed,
-        language=str(language or settings.get("language") or default_language),
+        language=str(lang or default_language),
         limits=dict(lim) if lim else None,
         entry_point=entry_point or settings.get("entry_point"),
     )

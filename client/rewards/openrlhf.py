@@ -59,6 +59,7 @@ def score_openrlhf(queries: Sequence[str], prompts: Sequence[str], labels: Seque
         "codetest_pass": [float(o.verdict == "AC") for o in outcomes],
         "codetest_failed": [float(not o.ok) for o in outcomes],
         "codetest_timeout": [float(o.failure == "timeout") for o in outcomes],
+        "codetest_no_code": [float(o.no_code) for o in outcomes],
         "codetest_latency_s": [o.latency_s for o in outcomes],
     }
     return {"rewards": rewards, "scores": rewards, "extra_logs": extra_logs}

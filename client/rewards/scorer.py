@@ -57,6 +57,7 @@ class RewardOutcome:
     error: Optional[str] = None
     failure: Optional[Failure] = None
     latency_s: float = 0.0
+    no_code: bool = False  # the completion held no code block: reward 0, not a failure
 
     @property
     def ok(self) -> bool:
@@ -73,6 +74,7 @@ class RewardStats:
     timeouts: int = 0
     service_errors: int = 0
     bad_inputs: int = 0
+    no_code: int = 0
     requests: int = 0
     failed_requests: int = 0
     latency_sum_s: float = 0.0
@@ -96,6 +98,7 @@ class RewardStats:
                 self.timeouts += o.failure == "timeout"
                 self.service_errors += o.failure == "service"
                 self.bad_inputs += o.failure == "bad_input"
+                self.no_code += o.no_code
                 if o.verdict:
                     self.verdicts[o.verdict] += 1
 
@@ -104,7 +107,7 @@ class RewardStats:
             return {
                 "calls": self.calls, "items": self.items, "scored": self.scored,
                 "timeouts": self.timeouts, "service_errors": self.service_errors,
-                "bad_inputs": self.bad_inputs, "requests": self.requests,
+                "bad_inputs": self.bad_inputs, "no_code": self.no_code, "requests": self.requests,
                 "failed_requests": self.failed_requests, "latency_sum_s": self.latency_sum_s,
                 "latency_max_s": self.latency_max_s, "verdicts": dict(self.verdicts),
             }
@@ -336,4 +339,5 @@ class RewardScorer:
                 verdict=r.get("verdict"), passed=r.get("passed"), total=r.get("total"),
                 error=r.get("error") or (None if reward is not None else "service gave no reward"),
                 failure=None if reward is not None else "service", latency_s=latency,
+                no_code=bool(r.get("no_code")),
             )

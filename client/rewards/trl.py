@@ -85,6 +85,7 @@ def report(outcomes: Sequence[RewardOutcome], kwargs: dict[str, Any], prefix: st
         log_metric(f"{prefix}/service_errors", float(sum(o.failure == "service" for o in outcomes)))
         log_metric(f"{prefix}/timeouts", float(sum(o.failure == "timeout" for o in outcomes)))
         log_metric(f"{prefix}/bad_inputs", float(sum(o.failure == "bad_input" for o in outcomes)))
+        log_metric(f"{prefix}/no_code", float(sum(o.no_code for o in outcomes)))
         log_metric(f"{prefix}/unscored_frac", float(len(outcomes) - len(scored)) / n)
         log_metric(f"{prefix}/pass_rate", float(sum(o.verdict == "AC" for o in scored)) / max(len(scored), 1))
         latencies = [o.latency_s for o in outcomes if o.latency_s > 0]

@@ -57,6 +57,7 @@ def _as_dict(o: RewardOutcome, failure_score: float) -> dict[str, Any]:
         "passed": float(o.passed or 0),
         "total": float(o.total or 0),
         "reward_failed": 0.0 if o.ok else 1.0,
+        "no_code": 1.0 if o.no_code else 0.0,
     }
 
 

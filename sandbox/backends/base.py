@@ -39,6 +39,8 @@ class ExecSpec:
     # (the fork-server fast path); argv is then only what sys.argv shows.
     python_inline: Optional[str] = None
     env: dict[str, str] = field(default_factory=dict)
+    # Paths under /work to read back after the run (SandboxFusion's fetch_files); None: none.
+    fetch: Optional[list[str]] = None
 
 
 class Backend(Protocol):

@@ -12,6 +12,7 @@ Modules:
             fds, environment, seccomp, exec)
   zygote    the warm Python interpreter a Python program is forked from
   supervise wall time, output draining and capping, the result descriptor
+  fetch     reading a job's fetch files back out of /work (no link followed, bounded)
   server    the loop: read a header, fork a fresh supervisor that alone reads the job
 See docs/jail.md.
 """

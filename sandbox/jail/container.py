@@ -30,6 +30,8 @@ from . import kernel
 from .protocol import (
     F_BYTES, F_END, F_JOB, Facts, Job, Limits, frame, json_frame, read_frame, write_all,
 )
+from .fetch import read_beneath
+from .protocol import FETCH_BYTES
 from .steps import credentials, safe_rel
 
 ROOT = "/run/codetest"          # the server's own tmpfs (root-owned, 0755)
@@ -40,6 +42,7 @@ IPC_MARKS = ROOT + "/ipc-marks"
 WORK = "/work"
 SCRATCH = ("/tmp", "/dev/shm", "/dev/mqueue")
 TMPFS_ACCOUNTED = ("/work", "/tmp", "/dev/shm")
+FETCHED = "\0fetched"            # _cleanup's key for the fetch files (no path has a NUL)
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -409,7 +412,11 @@ class ContainerBox:
     def after(self, job: Job, lim: Limits, facts: Facts):
         if oom_kills() > self.oom_before:
             facts.oom_kill = True
-        files, anomaly = self._cleanup(collect=bool(job.box.get("collect_work")))
+        files, anomaly = self._cleanup(collect=bool(job.box.get("collect_work")), fetch=job.fetch)
+        if isinstance(files, dict):
+            facts.files = files.pop(FETCHED, {})
+            if not job.box.get("collect_work"):
+                files = None
         extras: dict = {}
         blobs: list = []
         if anomaly:
@@ -539,8 +546,9 @@ class ContainerBox:
         self._save_marks(marks)
         return not clean
 
-    def _cleanup(self, collect: bool):
-        """Kill the uid's processes; read /work back if asked; wipe every writable place.
+    def _cleanup(self, collect: bool, fetch=None):
+        """Kill the uid's processes; read /work back if asked (all of it for the compile step,
+        the ``fetch`` paths for a test, under the ``FETCHED`` key); wipe every writable place.
 
         The wiping runs in a helper that has become the program uid (root here has no
         DAC_OVERRIDE, and must not need it); when nothing was left it is skipped.
@@ -552,7 +560,7 @@ class ContainerBox:
         left = self._reap()
         if left:
             anomaly = f"{len(left)} process(es) of the program survived the kill"
-        if not collect and not self._dirty():
+        if not collect and fetch is None and not self._dirty():
             return None, anomaly
         r, w = os.pipe()
         limit = self.work_limit
@@ -567,6 +575,9 @@ class ContainerBox:
                     files = read_tree(WORK, limit)
                 except (OSError, OverflowError) as e:
                     meta["error"] = str(e)
+            fetched: dict = {}
+            if fetch is not None:  # as the program's uid, no link followed, bounded
+                fetched = read_beneath(WORK, fetch)
             for d in (WORK,) + SCRATCH:
                 _wipe(d)
             try:
@@ -576,19 +587,25 @@ class ContainerBox:
             meta["ipc_marks"], meta["ipc_ok"] = kernel.ipc_sweep(self.uid, marks)
             names = sorted(files)
             meta["files"] = [[n, files[n][0]] for n in names]
+            fnames = sorted(fetched)
+            meta["fetched"] = fnames
             write_all(w, json_frame(F_JOB, meta) + b"".join(frame(F_BYTES, files[n][1]) for n in names)
-                      + frame(F_END, b""))
+                      + b"".join(frame(F_BYTES, fetched[n]) for n in fnames) + frame(F_END, b""))
             os.close(w)
             return 0
 
         pid = self._as_uid(helper)
         os.close(w)
-        meta, files = {}, {}
+        meta, files, fetched = {}, {}, {}
         try:
             got = read_frame(r, 1 << 20, F_JOB)
             meta = json.loads(got[1]) if got else {}
             for name, mode in meta.get("files", []):
                 files[name] = (int(mode), read_frame(r, limit + 1, F_BYTES)[1])
+            left = FETCH_BYTES
+            for name in meta.get("fetched", []):
+                fetched[name] = read_frame(r, left, F_BYTES)[1]
+                left -= len(fetched[name])
         except Exception as e:
             anomaly = anomaly or f"cleanup report was garbled: {e}"
             meta = {"error": "cleanup report was garbled"}
@@ -606,6 +623,10 @@ class ContainerBox:
         if meta.get("ipc_ok") is False:
             anomaly = anomaly or "too many System V IPC ids to sweep"
         if not collect:
-            return None, anomaly
+            return ({FETCHED: fetched} if fetch is not None else None), anomaly
         # A work directory too big to carry back is the program's doing, not an anomaly.
-        return (meta["error"] if "error" in meta else files), anomaly
+        if "error" in meta:
+            return meta["error"], anomaly
+        if fetch is not None:
+            files[FETCHED] = fetched
+        return files, anomaly

@@ -19,6 +19,7 @@ import signal
 
 from . import cgroup as cgroups
 from . import kernel
+from .fetch import read_beneath
 from .kernel import (
     CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWUTS, MS_BIND, MS_NOATIME,
     MS_NODEV, MS_NODIRATIME, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_RELATIME, MS_REMOUNT, mount,
@@ -226,6 +227,10 @@ class NativeBox:
     def after(self, job: Job, lim: Limits, facts: Facts):
         self.kill_rest()
         kernel.reap_children()
+        if job.fetch is not None and not job.work_dir:
+            # Nothing of the program runs any more; its /work (the tmpfs mounted in before(), in
+            # this supervisor's own mount namespace) is still here: read what it asked for.
+            facts.files = read_beneath(os.path.join(self.root, "work"), job.fetch)
         if self.cg is not None:
             peak, oom, cpu = self.cg.stats()
             if peak:

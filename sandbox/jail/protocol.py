@@ -130,6 +130,13 @@ class Job:
     """Backend-specific scalars (Docker: program cache key, keys to evict, collect_work)."""
     blobs: dict[str, bytes] = field(default_factory=dict)
     """Backend-specific named byte strings (Docker: program and work files with modes)."""
+    fetch: Optional[list[str]] = None
+    """Paths relative to /work to read back once the program and everything it started have
+    ended (SandboxFusion's ``fetch_files``); they come back in ``Facts.files``. Names the
+    program controls: a path with ``..``, a NUL or nothing in it is skipped; no component may
+    be a symlink (never followed); only regular files are read (a FIFO or device is skipped
+    unopened); a missing file is left out. At most ``FETCH_BYTES`` bytes in all. Ignored when
+    ``work_dir`` binds a host folder (the compile step). None: nothing is read back."""
 
 
 @dataclass
@@ -170,6 +177,9 @@ class Facts:
     """Bytes the program wrote on ``RESULT_FD``, at most ``Limits.output_bytes``."""
     result_size: int = 0
     """Bytes the program wrote on ``RESULT_FD``, kept or not."""
+    files: dict[str, bytes] = field(default_factory=dict)
+    """``Job.fetch`` read back: path as asked -> the file's bytes, for each asked path that was a
+    regular file reachable without a link when the execution ended (``FETCH_BYTES`` in all)."""
     error: Optional[str] = None
     """Set only when the sandbox itself failed (the jail could not be set up, the slot
     broke): the program is not to blame. Every other field is then meaningless."""
@@ -205,6 +215,10 @@ class Facts:
 FACT_SCALARS = ("exit_code", "signal", "cpu_s", "wall_s", "memory_bytes", "stdout_size", "stderr_size",
                 "killed_by", "oom_kill", "cpu_limit_signal", "result_size", "error")
 FACT_BYTES = ("stdout", "stderr", "result")
+
+FETCH_BYTES = 64 << 20
+"""Bytes of ``Job.fetch`` files one execution returns at most, all files together; the jail
+stops reading there and the host refuses a reply beyond it."""
 
 # --- frames -----------------------------------------------------------------------------------
 
@@ -297,6 +311,7 @@ def encode_job(job: Job) -> bytes:
     meta = {
         "argv": list(job.argv), "env": dict(job.env), "program_dir": job.program_dir, "work_dir": job.work_dir,
         "python": job.python_source is not None, "files": names, "blobs": blob_names, "box": job.box,
+        "fetch": None if job.fetch is None else [str(p) for p in job.fetch],
     }
     parts = [json_frame(F_JOB, meta), frame(F_BYTES, job.stdin)]
     parts += [frame(F_BYTES, job.files[n]) for n in names]
@@ -321,7 +336,8 @@ def decode_job(fd: int, job_size: int) -> Job:
 
     meta = json.loads(take(F_JOB, MAX_CONTROL))
     job = Job(argv=list(meta["argv"]), env=dict(meta.get("env") or {}), program_dir=meta.get("program_dir"),
-              work_dir=meta.get("work_dir"), box=dict(meta.get("box") or {}))
+              work_dir=meta.get("work_dir"), box=dict(meta.get("box") or {}),
+              fetch=None if meta.get("fetch") is None else [str(p) for p in meta["fetch"]])
     job.stdin = take(F_BYTES)
     for n in meta.get("files", []):
         job.files[n] = take(F_BYTES)
@@ -350,12 +366,16 @@ _NO_LIMITS = {"cpu_s": 0, "wall_s": 0, "memory_bytes": 0, "output_bytes": 0, "pr
 
 def encode_facts(facts: Facts, extras: Optional[dict] = None, blobs: Iterable[bytes] = ()) -> bytes:
     """Facts as frames: a JSON frame of the scalars (plus backend extras), then stdout, stderr,
-    result and any extra byte strings as raw frames, then END."""
+    result, the fetched files (``Facts.files``, in the order ``meta["files"]`` names them) and
+    any extra byte strings as raw frames, then END."""
     meta = {k: getattr(facts, k) for k in FACT_SCALARS}
     blobs = list(blobs)
+    names = sorted(facts.files)
     meta["extras"] = dict(extras or {})
     meta["n_blobs"] = len(blobs)
+    meta["files"] = names
     parts = [json_frame(F_FACTS, meta)] + [frame(F_BYTES, getattr(facts, k)) for k in FACT_BYTES]
+    parts += [frame(F_BYTES, facts.files[n]) for n in names]
     parts += [frame(F_BYTES, b) for b in blobs]
     parts.append(frame(F_END, b""))
     return b"".join(parts)
@@ -366,14 +386,21 @@ class FactsReader:
 
     ``output_cap``: stdout and stderr together, and the result, may not exceed it (the jail
     already keeps to it; a larger frame is a broken jail, not a program's doing).
+    ``fetch_cap``: the fetched files together (``FETCH_BYTES``; 0 when the job fetched none).
     """
 
-    def __init__(self, output_cap: int, blob_cap: int = 0):
+    def __init__(self, output_cap: int, blob_cap: int = 0, fetch_cap: int = 0):
         self.output_cap = output_cap
         self.blob_cap = blob_cap
+        self.fetch_cap = fetch_cap
+        self.fetched = 0
         self.meta: Optional[dict] = None
         self.byts: list[bytes] = []
         self.done = False
+
+    def _n_files(self) -> int:
+        assert self.meta is not None
+        return len(self.meta.get("files") or ())
 
     def add(self, kind: int, payload: bytes) -> bool:
         """Take one frame; True once the message is complete."""
@@ -381,9 +408,12 @@ class FactsReader:
             if kind != F_FACTS:
                 raise ProtocolError(f"expected facts, got frame kind {kind}")
             self.meta = json.loads(payload)
+            names = self.meta.get("files") or []
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ProtocolError("fetched file names are not a list of strings")
             return False
         if kind == F_END:
-            if len(self.byts) != 3 + int(self.meta.get("n_blobs", 0)):
+            if len(self.byts) != 3 + self._n_files() + int(self.meta.get("n_blobs", 0)):
                 raise ProtocolError("facts message cut short")
             self.done = True
             return True
@@ -394,7 +424,11 @@ class FactsReader:
             raise ProtocolError("stdout and stderr beyond the output cap")
         if i in (0, 2) and len(payload) > self.output_cap:
             raise ProtocolError("output beyond the cap")
-        if i >= 3 and len(payload) > self.blob_cap:
+        if 3 <= i < 3 + self._n_files():
+            self.fetched += len(payload)
+            if self.fetched > self.fetch_cap:
+                raise ProtocolError("fetched files beyond their cap")
+        elif i >= 3 and len(payload) > self.blob_cap:
             raise ProtocolError("extra bytes beyond their cap")
         self.byts.append(payload)
         return False
@@ -404,7 +438,9 @@ class FactsReader:
         m = self.meta
         f = Facts(**{k: m.get(k, getattr(Facts, k, None)) for k in FACT_SCALARS})
         f.stdout, f.stderr, f.result = self.byts[0], self.byts[1], self.byts[2]
-        return f, dict(m.get("extras") or {}), self.byts[3:]
+        nf = self._n_files()
+        f.files = dict(zip(m.get("files") or [], self.byts[3:3 + nf]))
+        return f, dict(m.get("extras") or {}), self.byts[3 + nf:]
 
 
 def facts_from_error(message: str) -> Facts:

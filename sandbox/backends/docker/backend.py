@@ -224,7 +224,8 @@ class DockerBackend:
             return ExecResult(error="docker backend is closed")
         s = self.settings
         job = protocol.Job(argv=[self._argv_map.get(a, a) for a in spec.argv], env=dict(spec.env), stdin=spec.stdin,
-                           python_source=spec.python_inline, box={"collect_work": spec.work_dir is not None})
+                           python_source=spec.python_inline, box={"collect_work": spec.work_dir is not None},
+                           fetch=None if spec.fetch is None else list(spec.fetch))
         try:
             for name, data in spec.files.items():
                 job.files[name] = data
@@ -283,7 +284,8 @@ class DockerBackend:
     def _call(self, c: PoolContainer, job: protocol.Job, spec: ExecSpec, timeout: float):
         data = protocol.encode_job(job)
         header = protocol.encode_header(protocol.Header(limits=spec.limits, job_size=len(data)))
-        return c.call(header, data, spec.limits.output_bytes, self.settings.work_mb << 20, timeout)
+        return c.call(header, data, spec.limits.output_bytes, self.settings.work_mb << 20, timeout,
+                      fetch_cap=protocol.FETCH_BYTES if job.fetch is not None else 0)
 
     def _add_program(self, job: protocol.Job, program_dir: Optional[str]) -> int:
         assert program_dir is not None

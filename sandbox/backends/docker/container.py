@@ -140,7 +140,7 @@ class PoolContainer:
             raise ContainerError(f"executor in {self.name} refused to start: {reply.get('error')}")
         self.info = reply
 
-    def call(self, header: bytes, job: bytes, output_cap: int, blob_cap: int, timeout: float):
+    def call(self, header: bytes, job: bytes, output_cap: int, blob_cap: int, timeout: float, fetch_cap: int = 0):
         """Send one execution, wait for its Facts: (facts, extras, blobs). StreamClosed /
         StreamTimeout on faults; ProtocolError when the reply breaks its bounds."""
         if self.stream is None:
@@ -148,8 +148,9 @@ class PoolContainer:
         deadline = time.monotonic() + timeout
         with self._lock:
             self.stream.send_raw(header + job)
-            reader = protocol.FactsReader(output_cap, blob_cap)
-            while not reader.add(*self.stream.recv_frame(deadline, max(output_cap, blob_cap, protocol.MAX_CONTROL))):
+            reader = protocol.FactsReader(output_cap, blob_cap, fetch_cap)
+            size = max(output_cap, blob_cap, fetch_cap, protocol.MAX_CONTROL)
+            while not reader.add(*self.stream.recv_frame(deadline, size)):
                 pass
             return reader.facts()
 

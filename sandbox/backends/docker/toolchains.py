@@ -50,7 +50,7 @@ for lang in json.loads(sys.argv[1]):
             binary = None
             break
         extra[tool] = os.path.realpath(w)
-    if not binary:
+    if not binary or not all(os.path.exists(p) for p in lang["requires"]):
         continue
     v = version([binary] + lang["version_args"])
     if v:
@@ -62,7 +62,7 @@ print(json.dumps(out))
 def probe_image(client: Any, image: str) -> dict[str, Toolchain]:
     """Toolchains of ``image`` by language name (empty when the probe fails)."""
     langs = [{"name": l.name, "binary": l.binary, "version_args": list(l.version_args),
-              "extra": list(l.extra_binaries)} for l in LANGUAGES]
+              "extra": list(l.extra_binaries), "requires": list(l.requires)} for l in LANGUAGES]
     try:
         raw = client.containers.run(
             image, ["python3", "-I", "-c", PROBE, json.dumps(langs)], remove=True, network_mode="none",

@@ -32,7 +32,8 @@ log = logging.getLogger("codetest.native")
 SYSTEM_BINDS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 ETC_BINDS = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
-ETC_GLOBS = ("java-", "python3")  # /etc/java-17-openjdk, /etc/python3.11
+# /etc/java-17-openjdk, /etc/python3.11, and the config folders of R, Mono, PHP and Racket.
+ETC_GLOBS = ("java-", "python3", "R", "mono", "php", "racket", "ldc2.conf")
 JAIL_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "HOME": "/tmp",
@@ -79,13 +80,14 @@ class SlotProcess:
             self.kill()
             raise SlotBroken(reply.get("error", "jail server failed to start"))
 
-    def call(self, header: bytes, job: bytes, limits: protocol.Limits, timeout: float) -> protocol.Facts:
+    def call(self, header: bytes, job: bytes, limits: protocol.Limits, timeout: float,
+             fetch_cap: int = 0) -> protocol.Facts:
         if not self.alive():
             raise SlotBroken("jail server is not running")
         self._send(header + job)
         cap = limits.output_bytes
-        buf = protocol.FrameBuffer(max(cap, protocol.MAX_CONTROL))
-        reader = protocol.FactsReader(cap)
+        buf = protocol.FrameBuffer(max(cap, fetch_cap, protocol.MAX_CONTROL))
+        reader = protocol.FactsReader(cap, fetch_cap=fetch_cap)
         deadline = time.monotonic() + timeout
         try:
             while not reader.add(*self._recv_frame(deadline - time.monotonic(), buf)):
@@ -255,7 +257,8 @@ class NativeBackend:
     def execute(self, spec: ExecSpec) -> ExecResult:
         job = protocol.encode_job(protocol.Job(
             argv=list(spec.argv), env=dict(spec.env), stdin=spec.stdin, files=dict(spec.files),
-            python_source=spec.python_inline, program_dir=spec.program_dir, work_dir=spec.work_dir))
+            python_source=spec.python_inline, program_dir=spec.program_dir, work_dir=spec.work_dir,
+            fetch=None if spec.fetch is None else list(spec.fetch)))
         header = protocol.encode_header(protocol.Header(limits=spec.limits, job_size=len(job)))
         if not self._all:
             return ExecResult(error="native backend has no working slot: " + "; ".join(self.problems))
@@ -264,7 +267,8 @@ class NativeBackend:
             if not slot.alive():
                 self._restart(slot)
             try:
-                res = slot.call(header, job, spec.limits, spec.limits.wall_s + PROTOCOL_GRACE_S)
+                res = slot.call(header, job, spec.limits, spec.limits.wall_s + PROTOCOL_GRACE_S,
+                                fetch_cap=protocol.FETCH_BYTES if spec.fetch is not None else 0)
             except SlotBroken as e:
                 log.warning("slot %d broke: %s; restarting", slot.index, e)
                 self._restart(slot)
