@@ -90,7 +90,6 @@ class NodeWorker:
     def __init__(self, index: int, slots: int, runner_spec: dict[str, Any]):
         from .runner import HttpRunner, LocalRunner
 
-        self.node_id = os.environ.get("RAY_NODE_ID", "")
         if runner_spec.get("server"):
             self.runner = HttpRunner(runner_spec["server"], api_key=runner_spec.get("api_key"), parallel=2 * slots)
         else:
@@ -140,6 +139,7 @@ class ActorPool:
         self.per_node = per_node
         self.actors: dict[str, tuple[Any, int]] = {}  # node id -> (actor, capacity)
         self._index = 0
+        self._respawns: dict[str, int] = {}
         self.lost_nodes: list[str] = []
 
     def _spawn(self) -> None:
@@ -160,7 +160,7 @@ class ActorPool:
             new.append((nid, actor, cap))
         for nid, actor, cap in new:  # a node whose sandbox cannot start is left out, loudly
             try:
-                self.ray.get(actor.ready.remote(), timeout=300)
+                self.ray.get(actor.ready.remote(), timeout=120)
                 self.actors[nid] = (actor, cap)
             except Exception as e:  # noqa: BLE001
                 self.lost_nodes.append(nid)
@@ -191,19 +191,27 @@ class ActorPool:
                 busy[nid] -= 1
                 try:
                     yield item, self.ray.get(ref), nid
-                except RayActorError:  # the node or worker died: the task goes back to the queue
+                except RayActorError:  # the worker or its node died: the task goes back to the queue
                     queue.append(item)
-                    if nid in self.actors:
-                        del self.actors[nid]
-                        self.lost_nodes.append(nid)
-                    if not self.actors:
-                        self._spawn_or_fail()
+                    self._actor_died(nid)
                     for n in self.actors:
                         busy.setdefault(n, 0)
                 except GetTimeoutError:
                     queue.append(item)
                 except Exception as e:  # noqa: BLE001 - the task's own error is its result
                     yield item, e, nid
+
+    def _actor_died(self, nid: str) -> None:
+        """Forget the dead actor; a node still alive gets a new one (a few times at most), a
+        node that is gone is lost. Other tasks of the dead actor fail the same way and land here too."""
+        if nid not in self.actors:
+            return
+        del self.actors[nid]
+        alive = any(n["NodeID"] == nid and n.get("Alive") for n in self.ray.nodes())
+        self._respawns[nid] = self._respawns.get(nid, 0) + 1
+        if not alive or self._respawns[nid] > 3:
+            self.lost_nodes.append(nid)
+        self._spawn_or_fail()
 
     def _spawn_or_fail(self) -> None:
         try:

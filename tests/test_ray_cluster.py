@@ -130,6 +130,59 @@ def test_killing_a_worker_node_mid_batch_loses_nothing_and_repeats_nothing(clust
     assert sorted(got) == sorted(json.loads(line)["id"] for line in probs.read_text().splitlines())
 
 
+def _node_workers(node) -> list[int]:
+    """Pids of the NodeWorker actor processes under this node's raylet (this test's, no other)."""
+    from ray._private import ray_constants
+
+    raylet = node.all_processes[ray_constants.PROCESS_TYPE_RAYLET][0].process.pid
+    children: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d))
+    found, stack = [], list(children.get(raylet, []))
+    while stack:
+        pid = stack.pop()
+        stack += children.get(pid, [])
+        try:
+            if b"NodeWorker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def test_killing_a_worker_process_mid_batch_loses_nothing_and_repeats_nothing(cluster, env, tmp_path):
+    node = next(iter(cluster.worker_nodes))
+    probs = problems(tmp_path, 8)
+    out = tmp_path / "ray.jsonl"
+    cmd = [sys.executable, "-m", "codetest", "testgen", str(probs), "-o", str(out), *FAST, "--quiet",
+           "--ray", cluster.address]
+    proc = subprocess.Popen(cmd, cwd=str(REPO), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 240
+        while not out.exists() or len(out.read_text().splitlines()) < 2 or not _node_workers(node):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < end, "the batch never got going"
+            time.sleep(0.1)
+        written_before = len(out.read_text().splitlines())
+        for pid in _node_workers(node):
+            os.kill(pid, 9)  # the actor's worker process dies; its node lives on
+        stdout, stderr = proc.communicate(timeout=400)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert written_before < 8, "the kill should land mid-batch"
+    assert proc.returncode == 0, stdout + stderr
+    assert "0 nodes lost" in stdout and "on 2 nodes" in stdout, stdout  # a new actor took over on that node
+    got = suites(out)
+    assert sorted(got) == sorted(json.loads(line)["id"] for line in probs.read_text().splitlines())
+
+
 def test_rerun_after_the_driver_dies_finishes_the_rest(cluster, env, tmp_path):
     probs = problems(tmp_path, 4)
     out = tmp_path / "ray.jsonl"
@@ -147,11 +200,11 @@ def test_rerun_after_the_driver_dies_finishes_the_rest(cluster, env, tmp_path):
 
 
 def test_evaluate_on_ray_matches_one_machine(cluster, env, tmp_path):
-    probs = problems(tmp_path, 3)
+    probs = problems(tmp_path, 2)
     suite = tmp_path / "suites.jsonl"
     r = run_testgen(env, str(probs), "-o", str(suite))
     assert r.returncode == 0, r.stderr
-    base = [sys.executable, "-m", "codetest", "evaluate", str(suite), "--sample", "3", "--quiet", "--pooled-only"]
+    base = [sys.executable, "-m", "codetest", "evaluate", str(suite), "--sample", "2", "--quiet", "--pooled-only"]
     one = subprocess.run([*base, "--json", str(tmp_path / "one.json")], cwd=str(REPO), env=env,
                          capture_output=True, text=True, timeout=300)
     many = subprocess.run([*base, "--json", str(tmp_path / "ray.json"), "--ray", cluster.address], cwd=str(REPO),
