@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    p.add_argument("--backend", choices=["native", "docker"], default=os.environ.get("CODETEST_BACKEND", "native"),
+    p.add_argument("--backend", choices=["native", "docker"], default=None,
                    help="sandbox backend (default native, or $CODETEST_BACKEND)")
     p.add_argument("--slots", type=int, default=None, help="concurrent executions (default: one per CPU core)")
     p.add_argument("--api-key", action="append", default=[], metavar="KEY",
@@ -27,7 +26,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sandbox.config import env
+    from sandbox.errors import ConfigError as SandboxConfigError
+
     from .server import ConfigError, serve
+
+    if args.backend is None:
+        try:
+            args.backend = env("CODETEST_BACKEND", str, "native")
+        except SandboxConfigError as e:
+            print(f"codetest serve: {e}", file=sys.stderr)
+            return 2
 
     if args.slots is not None and args.slots < 1:
         print("codetest serve: --slots must be at least 1", file=sys.stderr)

@@ -38,6 +38,7 @@ def _clean_errors(errors: Any) -> list[dict]:
 
 def install(app: FastAPI) -> None:
     from sandbox import BadRequest, SandboxUnavailable
+    from sandbox.errors import Saturated
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -66,6 +67,12 @@ def install(app: FastAPI) -> None:
     async def _unavailable(request: Request, exc: SandboxUnavailable) -> JSONResponse:
         return JSONResponse(_body("sandbox_unavailable", str(exc) or "the sandbox refuses to run code"),
                             status_code=503, headers={"Retry-After": "30"})
+
+    @app.exception_handler(Saturated)
+    async def _saturated(request: Request, exc: Saturated) -> JSONResponse:
+        request.app.state.service.metrics.rejections.labels("output_budget").inc()
+        return JSONResponse(_body("output_budget_spent", str(exc)), status_code=429,
+                            headers={"Retry-After": str(exc.retry_after_s)})
 
     @app.exception_handler(QueueFull)
     async def _full(request: Request, exc: QueueFull) -> JSONResponse:

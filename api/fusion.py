@@ -19,7 +19,7 @@ from typing import Iterable, Optional
 
 from sandbox.models import CompileResult, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
 
-from .languages import resolve
+from sandbox.languages import canonical_name
 from .models import FusionCommandResult, FusionRunRequest, FusionRunResponse
 
 _LIMIT_NOTES = {
@@ -45,7 +45,7 @@ def to_run_request(req: FusionRunRequest, available: Iterable[str], default_memo
         time_s=run_s, wall_time_s=run_s, memory_mb=int(min(16384, max(16, mem))), compile_time_s=compile_s,
     )
     return RunRequest(
-        language=resolve(req.language, available), code=req.code,
+        language=canonical_name(req.language), code=req.code,
         tests=[TestCase(stdin=req.stdin or "")], limits=limits,
     )
 

@@ -1,7 +1,7 @@
 """HTTP-only shapes: reward batches, SandboxFusion's /run_code, OpenRLHF's /get_reward, health, errors.
 
 ``/v1/run`` uses ``sandbox.RunRequest`` / ``sandbox.RunResult`` unchanged; what is here is
-what only the service speaks. Field names follow ../shared/CONTRACT.md and, for the
+what only the service speaks. Field names follow the contract (docs/architecture.md) and, for the
 compatibility endpoints, the projects whose clients call them.
 """
 
@@ -44,6 +44,7 @@ class RewardItem(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     compare: Compare = "whitespace"
     float_tol: float = Field(1e-6, ge=0, le=1)
+    integer_tolerance: bool = Field(False, description="compare=float: integers within float_tol too")
     stop_on_first_failure: bool = False
     entry_point: Optional[str] = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
 

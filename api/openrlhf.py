@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from .models import RewardItem
 
-_ITEM_FIELDS = {"tests", "language", "limits", "compare", "float_tol", "stop_on_first_failure", "entry_point", "id"}
+_ITEM_FIELDS = {"tests", "language", "limits", "compare", "float_tol", "integer_tolerance", "stop_on_first_failure", "entry_point", "id"}
 
 
 def _tests_from_inputs(label: dict) -> list[dict]:

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from sandbox.models import RunRequest, RunResult, Verdict
 
-from .languages import resolve
+from sandbox.languages import canonical_name
 from .models import RewardItem, RewardResult, Scoring
 
 
@@ -133,13 +133,14 @@ def prepare(item: RewardItem, available: Iterable[str], max_output_mb: float = f
         from_fence = item.language is None
     if not lang:
         return _null(item, "no language: set the item's 'language' or tag the code fence")
-    lang = resolve(lang, available)
+    lang = canonical_name(lang)
     if not code.strip():
         return _fail_ce(item, "the code block is empty", lang)
     try:
         job = RunRequest(
             language=lang, code=code, tests=item.tests, limits=item.limits, compare=item.compare,
-            float_tol=item.float_tol, stop_on_first_failure=item.stop_on_first_failure, entry_point=item.entry_point,
+            float_tol=item.float_tol, integer_tolerance=item.integer_tolerance,
+            stop_on_first_failure=item.stop_on_first_failure, entry_point=item.entry_point,
         )
     except ValidationError as e:
         if from_fence:  # what the model wrote could not even form a job (e.g. a NUL byte)
@@ -154,6 +155,7 @@ def prepare(item: RewardItem, available: Iterable[str], max_output_mb: float = f
 def result_for(item: RewardItem, prepared: PreparedItem, outcome: object, scoring: Scoring) -> RewardResult:
     """Map a finished job (a RunResult), an exception, or None (deadline) to the item's reward."""
     from sandbox import BadRequest, SandboxUnavailable, UnknownLanguage
+    from sandbox.errors import Saturated
 
     lang = prepared.job.language if prepared.job else None
     total = len(item.tests)
@@ -167,6 +169,8 @@ def result_for(item: RewardItem, prepared: PreparedItem, outcome: object, scorin
     if isinstance(outcome, UnknownLanguage) and prepared.language_from_fence:
         return RewardResult(id=item.id, reward=0.0, verdict=Verdict.CE, passed=0, total=total, language=lang,
                             error=f"the fence names a language this sandbox does not know: {outcome}")
+    if isinstance(outcome, Saturated):
+        return RewardResult(id=item.id, reward=None, total=total, language=lang, error=f"service saturated: {outcome}")
     if isinstance(outcome, SandboxUnavailable):
         return RewardResult(id=item.id, reward=None, total=total, language=lang, error=f"sandbox unavailable: {outcome}")
     if isinstance(outcome, BadRequest):

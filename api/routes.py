@@ -7,12 +7,12 @@ import time
 from typing import Optional
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from sandbox.models import RunRequest, RunResult
+from sandbox.models import RunRequest, RunResult, TestResult
 
 from . import fusion, openrlhf
-from .languages import resolve
+from sandbox.languages import canonical_name
 from .models import (
     ErrorBody, FusionRunRequest, FusionRunResponse, HealthResponse, OpenRLHFRequest, OpenRLHFResponse, RewardItem,
     RewardRequest, RewardResponse, RewardResult, RewardStats, Scoring,
@@ -55,10 +55,50 @@ async def _run_one(svc: Service, job: RunRequest) -> RunResult:
 
 @router.post("/v1/run", response_model=RunResult, responses=_ERRORS, tags=["run"],
              summary="Run one program on any number of tests (compiled once)")
-async def run(body: RunRequest, request: Request) -> RunResult:
+async def run(body: RunRequest, request: Request) -> Response:
     svc = service_of(request)
-    job = body.model_copy(update={"language": resolve(body.language, svc.languages)})
-    return await _run_one(svc, job)
+    job = body.model_copy(update={"language": canonical_name(body.language)})
+    result = await _run_one(svc, job)
+    return encoded(result)
+
+
+STREAM_ABOVE = 1 << 20
+_TESTS = b',"tests":[],'
+
+
+def encoded(result: RunResult) -> Response:
+    """The result as JSON, encoded once straight to bytes (no intermediate dict of copies of the
+    output). A large answer is encoded and sent one test at a time in 1 MiB pieces, each test's
+    output dropped once it is encoded, so the service holds about one test's JSON beyond the
+    result itself; the output stays charged to the sandbox's budget until it has been sent."""
+    lease = getattr(result, "_output", None)
+    if lease is None or lease.kept <= STREAM_ABOVE:
+        try:
+            return Response(RunResult.__pydantic_serializer__.to_json(result), media_type="application/json")
+        finally:
+            result.release_output()
+    tests = list(result.tests)
+    result.tests.clear()
+    head = RunResult.__pydantic_serializer__.to_json(result)
+    before, sep, after = head.partition(_TESTS)
+    assert sep, "RunResult's field order changed"
+
+    def pieces():
+        try:
+            yield before + b',"tests":['
+            for i in range(len(tests)):
+                data = memoryview(TestResult.__pydantic_serializer__.to_json(tests[i]))
+                tests[i] = None  # type: ignore[call-overload]
+                if i:
+                    yield b","
+                for j in range(0, len(data), STREAM_ABOVE):
+                    yield bytes(data[j:j + STREAM_ABOVE])
+                del data
+            yield b"]," + after
+        finally:
+            result.release_output()
+
+    return StreamingResponse(pieces(), media_type="application/json")
 
 
 async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
@@ -108,7 +148,10 @@ async def run_code(body: FusionRunRequest, request: Request) -> FusionRunRespons
         raise BadRequest("'files' is not supported by this sandbox; send the data on stdin")
     job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
     result = await _run_one(svc, job)
-    return fusion.to_response(result, compiled=fusion.has_compile_step(job.language))
+    try:
+        return fusion.to_response(result, compiled=fusion.has_compile_step(job.language))
+    finally:
+        result.release_output()
 
 
 @router.post("/get_reward", response_model=OpenRLHFResponse, responses=_ERRORS, tags=["compat"],

@@ -49,7 +49,7 @@ class JobRunner:
         start = time.perf_counter()
         verdict = "error"
         try:
-            result: RunResult = self.sandbox.run(job, outer=outer)
+            result: RunResult = self.sandbox.run(job, outer=outer, hold_output=True)
             verdict = result.verdict.value if hasattr(result.verdict, "value") else str(result.verdict)
             return result
         finally:
@@ -61,7 +61,10 @@ class JobRunner:
             lease.job_finished(elapsed)
 
     async def run(self, job: RunRequest, lease: Lease, outer: object = None) -> RunResult:
-        """One job on the pool. Cancelling the await cancels the job if it has not started."""
+        """One job on the pool. Cancelling the await cancels the job if it has not started.
+
+        The result's output stays charged to the sandbox's output budget until the caller
+        calls ``result.release_output()`` (after encoding it)."""
         lease.job_started()
         try:
             fut = self.pool.submit(self._blocking, job, lease, outer if outer is not None else self.new_caller("run"))
@@ -82,7 +85,11 @@ class JobRunner:
         async def one(i: int, job: RunRequest) -> None:
             async with gate:
                 try:
-                    outcomes[i] = keep(await self.run(job, lease, outer))
+                    result = await self.run(job, lease, outer)
+                    try:
+                        outcomes[i] = keep(result)
+                    finally:
+                        result.release_output()
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:  # noqa: BLE001 - every failure becomes this item's error
@@ -105,5 +112,6 @@ class JobRunner:
 
 def _expected(e: BaseException) -> bool:
     from sandbox import BadRequest, SandboxUnavailable
+    from sandbox.errors import Saturated
 
-    return isinstance(e, (BadRequest, SandboxUnavailable))
+    return isinstance(e, (BadRequest, SandboxUnavailable, Saturated))

@@ -7,7 +7,6 @@ how long a batch may take. Defaults suit one machine serving a trainer on loopba
 from __future__ import annotations
 
 import ipaddress
-import os
 from dataclasses import dataclass, field
 
 DEFAULT_MAX_BODY_BYTES = 64 << 20  # a reward batch of hundreds of items with their tests
@@ -19,8 +18,9 @@ API_KEYS_ENV = "CODETEST_API_KEYS"
 
 def env_api_keys() -> tuple[str, ...]:
     """Keys from ``CODETEST_API_KEYS`` (comma separated): keeps secrets off the command line."""
-    raw = os.environ.get(API_KEYS_ENV, "")
-    return tuple(k.strip() for k in raw.split(",") if k.strip())
+    from sandbox.config import api_keys
+
+    return api_keys()
 
 
 def is_loopback(host: str) -> bool:

@@ -7,14 +7,16 @@
 """
 
 from .config import SandboxConfig
-from .errors import BadRequest, SandboxError, SandboxUnavailable, ToolchainMissing, UnknownLanguage
+from .errors import (
+    BadRequest, ConfigError, Saturated, SandboxError, SandboxUnavailable, ToolchainMissing, UnknownLanguage,
+)
 from .models import (
     Checker, CheckerCompare, CompileResult, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict,
 )
 from .engine import Sandbox, default_sandbox, run
 
 __all__ = [
-    "BadRequest", "Checker", "CheckerCompare", "CompileResult", "Limits", "RunRequest", "RunResult",
+    "BadRequest", "ConfigError", "Saturated", "Checker", "CheckerCompare", "CompileResult", "Limits", "RunRequest", "RunResult",
     "Sandbox", "SandboxConfig", "SandboxError", "SandboxUnavailable", "TestCase", "TestResult",
     "ToolchainMissing", "UnknownLanguage", "Verdict", "default_sandbox", "run",
 ]

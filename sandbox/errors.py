@@ -19,3 +19,13 @@ class ToolchainMissing(BadRequest):
 
 class SandboxUnavailable(SandboxError):
     """An isolation layer below the configured minimum is missing: refuse to run code."""
+
+
+class ConfigError(BadRequest):
+    """A ``CODETEST_*`` variable or setting has a value that cannot be used (the operator's to fix)."""
+
+
+class Saturated(SandboxError):
+    """The service cannot take this job now (its output budget across jobs is spent); retry later."""
+
+    retry_after_s = 5

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Optional
 
+from .config import toolchain_override
 from .errors import ToolchainMissing, UnknownLanguage
 
 SYSTEM_PREFIXES = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/")
@@ -76,22 +77,22 @@ def java_source_name(code: str) -> str:
 
 
 LANGUAGES: tuple[Language, ...] = (
-    Language("python", ("python3", "py", "python3.11"), (".py",), _fixed("main.py"),
+    Language("python", ("python3", "py", "py3", "python3.11"), (".py",), _fixed("main.py"),
              None, ("{bin}", "/prog/{src}"), "python3", ("--version",)),
-    Language("c", ("gcc",), (".c",), _fixed("main.c"),
-             ("{bin}", "-O2", "-std=gnu17", "-pipe", "-o", "main", "{src}", "-lm"), ("/prog/main",), "gcc"),
-    Language("cpp", ("c++", "cxx", "g++", "cpp17"), (".cpp", ".cc", ".cxx"), _fixed("main.cpp"),
-             ("{bin}", "-O2", "-std=gnu++17", "-pipe", "-o", "main", "{src}"), ("/prog/main",), "g++"),
+    Language("c", ("gcc", "h", "c11", "c17"), (".c",), _fixed("main.c"),
+             ("{bin}", "-O2", "-std=gnu17", "-o", "main", "{src}", "-lm"), ("/prog/main",), "gcc"),
+    Language("cpp", ("c++", "cc", "cxx", "g++", "cpp11", "cpp14", "cpp17", "cpp20", "c++11", "c++14", "c++17", "c++20"), (".cpp", ".cc", ".cxx"), _fixed("main.cpp"),
+             ("{bin}", "-O2", "-std=gnu++17", "-o", "main", "{src}"), ("/prog/main",), "g++"),
     Language("java", ("java17",), (".java",), java_source_name,
              ("{javac}", "-J-Xms64m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
               "-encoding", "UTF-8", "-d", ".", "{src}"),
              ("{bin}", "-Xmx{mem_mb}m", "-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
               "-Xshare:auto", "-cp", "/prog", "{main_class}"),
              "java", ("-version",), ("javac",), min_processes=64),
-    Language("javascript", ("js", "node", "nodejs"), (".js", ".mjs"), _fixed("main.js"),
+    Language("javascript", ("js", "node", "nodejs", "jsx"), (".js", ".mjs"), _fixed("main.js"),
              None, ("{bin}", "--max-old-space-size={mem_mb}", "--stack-size=65500", "/prog/{src}"), "node",
              min_processes=16),
-    Language("rust", ("rs",), (".rs",), _fixed("main.rs"),
+    Language("rust", ("rs", "rustc"), (".rs",), _fixed("main.rs"),
              ("{bin}", "-O", "--edition", "2021", "-C", "codegen-units=4", "-o", "main", "{src}"),
              ("/prog/main",), "rustc", min_processes=16),
     Language("go", ("golang",), (".go",), _fixed("main.go"),
@@ -104,6 +105,15 @@ LANGUAGES: tuple[Language, ...] = (
 
 _BY_NAME = {alias: lang for lang in LANGUAGES for alias in (lang.name, *lang.aliases)}
 _BY_EXT = {ext: lang for lang in LANGUAGES for ext in lang.extensions}
+
+
+def canonical_name(name: str) -> str:
+    """Our name for a language as callers write it (a fence tag, a SandboxFusion or testgen name):
+    ``c++17`` -> ``cpp``, ``nodejs`` -> ``javascript``. A name nobody knows comes back as given
+    (stripped), so that :func:`get_language` can say what is known. The one alias table is
+    ``LANGUAGES`` above; the API and every other caller resolve names through this function."""
+    lang = _BY_NAME.get(name.strip().lower())
+    return lang.name if lang is not None else name.strip()
 
 
 def get_language(name: str) -> Language:
@@ -136,7 +146,7 @@ def _outside_system(path: str) -> bool:
 
 def _python_binary() -> Optional[str]:
     # A shim (pyenv) is a shell script that needs its whole home; ask the interpreter itself.
-    for cand in (os.environ.get("CODETEST_PYTHON"), "/usr/bin/python3", shutil.which("python3")):
+    for cand in (toolchain_override("python"), "/usr/bin/python3", shutil.which("python3")):
         if not cand or not os.path.exists(cand):
             continue
         try:
@@ -151,7 +161,7 @@ def _python_binary() -> Optional[str]:
 
 
 def _detect(lang: Language) -> Optional[Toolchain]:
-    env_override = os.environ.get(f"CODETEST_{lang.name.upper()}")
+    env_override = toolchain_override(lang.name)
     if lang.name == "python":
         found = _python_binary()
     elif lang.name == "rust":

@@ -1,7 +1,7 @@
 """Request and result shapes: the one source of truth for the library, the CLI and HTTP.
 
 FastAPI renders these into OpenAPI, the CLI prints them with ``--json``, and the
-backends fill them in. Field names follow ../shared/CONTRACT.md.
+backends fill them in. Field names follow the contract in docs/api.md.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 MAX_CODE_BYTES = 1 << 20  # 1 MiB of source is far beyond any real submission
 
@@ -97,6 +97,8 @@ class RunRequest(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     compare: Compare = "whitespace"
     float_tol: float = Field(1e-6, ge=0, le=1)
+    integer_tolerance: bool = Field(
+        False, description="compare=float: apply float_tol to integer tokens too (default: integers exact)")
     stop_on_first_failure: bool = False
     entry_point: Optional[str] = Field(
         None, description="function-call tests: the name the tests call (HumanEval style)",
@@ -141,7 +143,7 @@ class TestResult(BaseModel):
     signal: Optional[int] = None
     stdout: str = ""
     stderr: str = ""
-    truncated: bool = False
+    truncated: bool = Field(False, description="the output limit cut the program's output (OLE)")
     message: Optional[str] = Field(None, description="why, when the verdict needs saying (SE, checker)")
 
 
@@ -152,13 +154,11 @@ class RunResult(BaseModel):
     compile: Optional[CompileResult] = None
     tests: list[TestResult] = Field(default_factory=list)
     message: Optional[str] = None
+    # The output this result keeps charged to the sandbox's output budget (see output_budget.py).
+    _output: object = PrivateAttr(default=None)
 
-
-def overall_verdict(compile_ok: bool, tests: list[TestResult]) -> Verdict:
-    """CE if the compile failed, else the first non-AC verdict in test order, else AC."""
-    if not compile_ok:
-        return Verdict.CE
-    for t in tests:
-        if t.verdict not in (Verdict.AC, Verdict.SKIPPED):
-            return t.verdict
-    return Verdict.AC
+    def release_output(self) -> None:
+        """Give this result's output back to the sandbox's budget (once it is encoded or dropped)."""
+        lease, self._output = self._output, None
+        if lease is not None:
+            lease.release()  # type: ignore[attr-defined]

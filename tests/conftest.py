@@ -80,3 +80,261 @@ def processes_of(uids) -> list[int]:
         except OSError:
             continue
     return out
+
+
+# --- shared helpers of the attack suites (tests/test_attacks_*.py) ------------------------
+
+import contextlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+VENV_BIN = os.path.dirname(sys.executable)
+
+
+def run_one(sb: Sandbox, code: str, stdin: str = "", language: str = "python", expected: str | None = None,
+            **limits):
+    """One test of one program on ``sb``: the TestResult."""
+    res = sb.run(RunRequest(language=language, code=code, tests=[TestCase(stdin=stdin, expected_stdout=expected)],
+                            limits=Limits(**limits)))
+    assert res.tests, res
+    return res.tests[0]
+
+
+def fresh_sandbox(backend: str, **kw) -> tuple[Sandbox, str]:
+    """A sandbox of its own (own state dir) for tests that need a special configuration; close it."""
+    state = tempfile.mkdtemp(prefix="codetest-test-")
+    if backend.startswith("docker"):
+        docker = pytest.importorskip("docker")
+        try:
+            docker.from_env().ping()
+        except Exception as e:
+            pytest.skip(f"no Docker engine reachable: {e}")
+    slots = kw.pop("slots", 2)
+    cfg = make_config(backend, state, **kw)
+    cfg.slots = slots
+    return Sandbox(cfg), state
+
+
+@contextlib.contextmanager
+def own_sandbox(backend: str, **kw):
+    sb, state = fresh_sandbox(backend, **kw)
+    try:
+        yield sb
+    finally:
+        sb.close()
+        shutil.rmtree(state, ignore_errors=True)
+
+
+# cgroup v1 helpers: a throw-away group in the memory and pids hierarchies, for tests that put a
+# process (a service, a sandbox) under limits of their own. Removed bottom-up afterwards.
+
+def v1_mount(controller: str) -> str | None:
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            dev, target, fstype, opts = line.split()[:4]
+            if fstype == "cgroup" and controller in opts.split(","):
+                return target
+    return None
+
+
+def v2_mount() -> str | None:
+    """The cgroup2 mount if it is the unified hierarchy with controllers (a v2 host), else None."""
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            dev, target, fstype = line.split()[:3]
+            if fstype == "cgroup2":
+                try:
+                    with open(os.path.join(target, "cgroup.controllers")) as c:
+                        if "memory" in c.read().split():
+                            return target
+                except OSError:
+                    pass
+    return None
+
+
+class TestCgroup:
+    """A cgroup (v1: one folder per controller; v2: one folder) that a test creates and removes."""
+
+    __test__ = False
+
+    def __init__(self, name: str):
+        self.name = name
+        self.dirs: dict[str, str] = {}
+        v2 = v2_mount()
+        if v2 and not v1_mount("memory"):
+            self.version = "v2"
+            d = os.path.join(v2, name)
+            os.makedirs(d)
+            self._enable(v2)
+            self._enable(d)
+            self.dirs["unified"] = d
+        else:
+            self.version = "v1"
+            for ctrl in ("memory", "pids", "cpuacct"):
+                mnt = v1_mount(ctrl)
+                if mnt:
+                    d = os.path.join(mnt, name)
+                    os.makedirs(d)
+                    self.dirs[ctrl] = d
+
+    @staticmethod
+    def _enable(d: str) -> None:
+        for ctrl in ("memory", "pids", "cpu"):
+            try:
+                with open(os.path.join(d, "cgroup.subtree_control"), "w") as f:
+                    f.write("+" + ctrl)
+            except OSError:
+                pass
+
+    def set_memory_limit(self, nbytes: int) -> None:
+        if self.version == "v2":
+            with open(os.path.join(self.dirs["unified"], "memory.max"), "w") as f:
+                f.write(str(nbytes))
+        else:
+            with open(os.path.join(self.dirs["memory"], "memory.limit_in_bytes"), "w") as f:
+                f.write(str(nbytes))
+
+    def add(self, pid: int) -> None:
+        for d in self.dirs.values():
+            with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                f.write(str(pid))
+
+    def preexec(self):
+        """A preexec_fn that moves the child into this group before it execs."""
+        dirs = list(self.dirs.values())
+
+        def go():
+            for d in dirs:
+                with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                    f.write(str(os.getpid()))
+        return go
+
+    def relative(self, key: str) -> str:
+        """This group's path as /proc/PID/cgroup writes it (relative to the hierarchy root)."""
+        return "/" + self.name
+
+    def oom_killed(self) -> int:
+        """How many processes the kernel OOM-killed in this group (v1: memory.oom_control)."""
+        if self.version == "v2":
+            path = os.path.join(self.dirs["unified"], "memory.events")
+        else:
+            path = os.path.join(self.dirs["memory"], "memory.oom_control")
+        with open(path) as f:
+            for line in f:
+                k, _, v = line.partition(" ")
+                if k == "oom_kill":
+                    return int(v)
+        return 0
+
+    def remove(self) -> None:
+        for d in self.dirs.values():
+            for root, dirs, _files in os.walk(d, topdown=False):
+                for sub in dirs + ([] if root != d else []):
+                    _rmdir_killing(os.path.join(root, sub))
+            _rmdir_killing(d)
+
+
+def _rmdir_killing(d: str) -> None:
+    for _ in range(200):
+        try:
+            os.rmdir(d)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            try:
+                with open(os.path.join(d, "cgroup.procs")) as f:
+                    for pid in f.read().split():
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                return
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def test_cgroup():
+    """test_cgroup() -> a fresh TestCgroup (root only), removed after the test."""
+    made: list[TestCgroup] = []
+
+    def make() -> TestCgroup:
+        if os.geteuid() != 0:
+            pytest.skip("creating cgroups needs root")
+        cg = TestCgroup(f"codetest-test-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        made.append(cg)
+        return cg
+
+    yield make
+    for cg in made:
+        cg.remove()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def service_process(backend: str, *, slots: int = 2, uid_offset: int = 0, extra_env: dict | None = None,
+                    preexec_fn=None, args: tuple[str, ...] = ()):
+    """``codetest serve`` (a real uvicorn) on 127.0.0.1 as a child process: yields (url, Popen)."""
+    import httpx
+
+    if backend.startswith("docker"):
+        docker = pytest.importorskip("docker")
+        try:
+            docker.from_env().ping()
+        except Exception as e:
+            pytest.skip(f"no Docker engine reachable: {e}")
+    name, _, runtime = backend.partition(":")
+    state = tempfile.mkdtemp(prefix="codetest-svc-")
+    env = dict(os.environ, CODETEST_STATE_DIR=state, CODETEST_UID_BASE=str(UID_BASE + 64 + uid_offset))
+    if runtime:
+        env["CODETEST_DOCKER_RUNTIME"] = runtime
+    env.update(extra_env or {})
+    port = free_port()
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen([os.path.join(VENV_BIN, "codetest"), "serve", "--port", str(port), "--backend", name,
+                             "--slots", str(slots), "--log-level", "warning", *args],
+                            env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec_fn, cwd=REPO)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"service exited ({proc.returncode}): {log.read()[-3000:].decode(errors='replace')}")
+            try:
+                if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError("service did not start")
+            time.sleep(0.2)
+        proc.log = log  # type: ignore[attr-defined]
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def service_log(proc) -> str:
+    try:
+        proc.log.seek(0)
+        return proc.log.read()[-4000:].decode(errors="replace")
+    except (AttributeError, ValueError, OSError):
+        return ""

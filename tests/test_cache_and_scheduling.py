@@ -6,7 +6,7 @@ import os
 import threading
 import time
 
-from sandbox import RunRequest, TestCase, Verdict
+from sandbox import Limits, RunRequest, TestCase, Verdict
 from sandbox.cache import CompileCache
 from sandbox.scheduler import FairScheduler
 
@@ -102,3 +102,35 @@ def test_programs_in_a_batch_take_turns():
         f.result(timeout=10)
     sched.close()
     assert order[:3] == [0, 1, 2]  # one of each program before any second test
+
+
+# -- what the compile cache keeps (issue 11, finding 3)
+
+def test_compile_limits_that_change_the_outcome_are_in_the_key(sandbox):
+    tc = sandbox.toolchain("cpp")
+    comp = sandbox.compiler
+    files = {"main.cpp": C_SUM}
+    small, big = Limits(memory_mb=256), Limits(memory_mb=8192)
+    assert comp.key(tc, "main.cpp", files, small) != comp.key(tc, "main.cpp", files, big)
+    # Limits that cannot change a cached outcome (a success stays a success; a timeout is never
+    # cached) do not split the cache.
+    assert comp.key(tc, "main.cpp", files, small) == comp.key(tc, "main.cpp", files, Limits(memory_mb=256,
+                                                                                            compile_time_s=5))
+
+
+def test_compile_wall_has_a_server_side_cap(sandbox):
+    tc = sandbox.toolchain("cpp")
+    cl = sandbox.compiler.compile_limits(tc, Limits(compile_time_s=300))
+    assert cl.wall_s <= sandbox.config.compile_wall_max_s and cl.cpu_s <= sandbox.config.compile_wall_max_s
+
+
+def test_a_compile_over_its_cpu_limit_is_not_cached(sandbox):
+    """A compile that ran out of time is not the source's fault: it compiles again next time."""
+    code = "#include <cstdio>\n// timeout probe %s\nint main(){puts(\"1\");}\n" % time.time_ns()
+    before = sandbox.stats["compiles"]
+    r1 = sandbox.run(RunRequest(language="cpp", code=code, tests=[TestCase(expected_stdout="1\n")],
+                                limits=Limits(compile_time_s=0.01)))
+    r2 = sandbox.run(RunRequest(language="cpp", code=code, tests=[TestCase(expected_stdout="1\n")]))
+    assert r1.verdict == Verdict.CE and "timed out" in r1.compile.stderr and not r1.compile.cached, r1.compile
+    assert r2.verdict == Verdict.AC and not r2.compile.cached, "a timed-out compile was served from the cache"
+    assert sandbox.stats["compiles"] == before + 2

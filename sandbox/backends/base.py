@@ -13,18 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
+from ..jail.protocol import RESULT_FD, Facts, Limits  # noqa: F401  (re-exported)
+
 PROG_DIR = "/prog"
 WORK_DIR = "/work"
 
 
-@dataclass(frozen=True)
-class ExecLimits:
-    cpu_s: float
-    wall_s: float
-    memory_bytes: int
-    output_bytes: int
-    processes: int
-    file_size_bytes: int
+# One schema for limits and one record of facts, shared with the jail (see sandbox/jail/protocol.py).
+ExecLimits = Limits
+ExecResult = Facts
 
 
 @dataclass
@@ -44,32 +41,36 @@ class ExecSpec:
     env: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
-class ExecResult:
-    exit_code: Optional[int] = None
-    signal: Optional[int] = None
-    cpu_s: float = 0.0
-    wall_s: float = 0.0
-    memory_kb: int = 0
-    stdout: bytes = b""
-    stderr: bytes = b""
-    wall_exceeded: bool = False
-    cpu_exceeded: bool = False
-    memory_exceeded: bool = False
-    output_exceeded: bool = False
-    # Set when the sandbox itself failed; the program is not to blame (verdict SE).
-    error: Optional[str] = None
-
-
 class Backend(Protocol):
     name: str
     slots: int
 
-    def execute(self, spec: ExecSpec) -> ExecResult:
-        """Run one command in a fresh jail; blocks until a slot is free and the run ends."""
+    def execute(self, spec: ExecSpec) -> Facts:
+        """Run one command in a fresh jail and report what happened (facts, never a verdict);
+        blocks until a slot is free and the run ends. ``Facts.error`` is set only when the
+        sandbox itself failed."""
 
     def health(self) -> dict:
         """Active isolation layers, runtime details, problems found."""
 
     def close(self) -> None:
         """Stop every worker and remove what the backend created."""
+
+
+def facts_from_reply(r: dict) -> Facts:
+    """Facts out of a jail reply of the old dict form (transitional; base64 output)."""
+    import base64
+
+    if r.get("error") and "exit_code" not in r:
+        return Facts(error=r["error"])
+    killed_by = None
+    for flag, name in (("output_exceeded", "output"), ("memory_exceeded", "memory"), ("wall_exceeded", "wall"),
+                       ("cpu_exceeded", "cpu")):
+        if r.get(flag):
+            killed_by = name
+            break
+    out, err = base64.b64decode(r.get("stdout", "")), base64.b64decode(r.get("stderr", ""))
+    return Facts(exit_code=r.get("exit_code"), signal=r.get("signal"), cpu_s=float(r.get("cpu_s", 0.0)),
+                 wall_s=float(r.get("wall_s", 0.0)), memory_bytes=int(r.get("memory_kb", 0)) * 1024,
+                 stdout=out, stderr=err, stdout_size=len(out), stderr_size=len(err), killed_by=killed_by,
+                 error=r.get("error"))

@@ -15,16 +15,17 @@ import logging
 import os
 import secrets
 import threading
-from dataclasses import asdict
 from typing import Any, Optional
 
 from ...errors import SandboxUnavailable
 from ...languages import Toolchain, detect_toolchains
+from ...jail import protocol
+from ...jail.container import files_to_job
 from ..base import ExecResult, ExecSpec
 from .container import (
     LABEL_BACKEND, LABEL_OWNER, LABEL_POOL, ContainerError, PoolContainer, owner_label, seccomp_profile_json,
 )
-from .files import FilesTooLarge, encode_files, program_key, read_dir, write_back
+from .files import FilesTooLarge, program_key, read_dir, write_back
 from .pool import ContainerPool
 from .settings import DockerSettings
 from .stream import StreamClosed, StreamTimeout
@@ -222,20 +223,16 @@ class DockerBackend:
         if self._closed:
             return ExecResult(error="docker backend is closed")
         s = self.settings
-        argv = [self._argv_map.get(a, a) for a in spec.argv]
-        req: dict[str, Any] = {
-            "op": "exec", "argv": argv, "env": spec.env, "limits": asdict(spec.limits),
-            "stdin": base64.b64encode(spec.stdin).decode(), "python_inline": spec.python_inline,
-            "collect_work": spec.work_dir is not None,
-        }
+        job = protocol.Job(argv=[self._argv_map.get(a, a) for a in spec.argv], env=dict(spec.env), stdin=spec.stdin,
+                           python_source=spec.python_inline, box={"collect_work": spec.work_dir is not None})
         try:
-            work_files = encode_files(spec.files)
+            for name, data in spec.files.items():
+                job.files[name] = data
             if spec.work_dir:
                 found, _ = read_dir(spec.work_dir, s.work_mb << 20)
-                work_files = {**found, **work_files}
+                files_to_job(found, "work:", job)
         except (OSError, ValueError) as e:
             return ExecResult(error=f"cannot read the execution's input files: {e}")
-        req["work_files"] = work_files
         key = program_key(spec.program_dir, self._secret) if spec.program_dir else None
         timeout = spec.limits.wall_s + s.reply_grace_s
         last = ""
@@ -245,8 +242,8 @@ class DockerBackend:
                 why = self.pool.last_error or "all containers busy"
                 return ExecResult(error=f"no sandbox container available within {s.acquire_timeout_s:.0f}s ({why})")
             try:
-                reply = self._run_on(c, req, spec.program_dir, key, timeout)
-            except (StreamClosed, StreamTimeout, OSError, ValueError) as e:
+                facts, extras, blobs = self._run_on(c, job, spec, key, timeout)
+            except (StreamClosed, StreamTimeout, protocol.ProtocolError, OSError, ValueError) as e:
                 last = f"{type(e).__name__}: {e}"
                 log.warning("container %s failed mid-request (attempt %d): %s", c.name, attempt + 1, last)
                 self.pool.discard(c, last)
@@ -255,61 +252,62 @@ class DockerBackend:
                 self.pool.discard(c, "request interrupted")
                 raise
             c.jobs += 1
-            if reply.get("anomaly"):
-                self.pool.discard(c, f"anomaly: {reply['anomaly']}")
+            if extras.get("anomaly"):
+                self.pool.discard(c, f"anomaly: {extras['anomaly']}")
             else:
                 self.pool.release(c)
-            return self._to_result(reply, spec)
+            return self._to_result(facts, extras, blobs, spec)
         return ExecResult(error=f"sandbox container failed twice: {last}")
 
-    def _run_on(self, c: PoolContainer, req: dict, program_dir: Optional[str], key: Optional[str],
-                timeout: float) -> dict:
-        req = dict(req, prog_key=key, prog_files=None, evict=[])
+    def _run_on(self, c: PoolContainer, job: protocol.Job, spec: ExecSpec, key: Optional[str], timeout: float):
+        job = protocol.Job(**{**job.__dict__, "box": dict(job.box), "blobs": dict(job.blobs)})
+        job.box.update(prog_key=key, evict=[])
+        sent = False
         if key is not None:
             if key in c.prog_keys:
                 c.prog_keys.move_to_end(key)
             else:
-                req["prog_files"], size = self._program_files(program_dir)
+                size = self._add_program(job, spec.program_dir)
+                sent = True
                 budget = self.settings.prog_cache_mb << 20
                 while c.prog_keys and sum(c.prog_keys.values()) + size > budget:
                     old, _ = c.prog_keys.popitem(last=False)
-                    req["evict"].append(old)
+                    job.box["evict"].append(old)
                 c.prog_keys[key] = size
-        reply = c.call(req, timeout + (0 if req["prog_files"] is None else 10))
-        if reply.get("missing_prog"):  # the container lost its cache (it should not): send the files
-            req["prog_files"], _ = self._program_files(program_dir)
-            reply = c.call(req, timeout + 10)
-        return reply
+        facts, extras, blobs = self._call(c, job, spec, timeout + (10 if sent else 0))
+        if extras.get("missing_prog"):  # the container lost its cache (it should not): send the files
+            self._add_program(job, spec.program_dir)
+            facts, extras, blobs = self._call(c, job, spec, timeout + 10)
+        return facts, extras, blobs
 
-    def _program_files(self, program_dir: Optional[str]) -> tuple[dict, int]:
+    def _call(self, c: PoolContainer, job: protocol.Job, spec: ExecSpec, timeout: float):
+        data = protocol.encode_job(job)
+        header = protocol.encode_header(protocol.Header(limits=spec.limits, job_size=len(data)))
+        return c.call(header, data, spec.limits.output_bytes, self.settings.work_mb << 20, timeout)
+
+    def _add_program(self, job: protocol.Job, program_dir: Optional[str]) -> int:
         assert program_dir is not None
         try:
-            return read_dir(program_dir, self.settings.prog_cache_mb << 20)
+            files, size = read_dir(program_dir, self.settings.prog_cache_mb << 20)
         except FilesTooLarge as e:
             raise ValueError(str(e)) from e
+        files_to_job(files, "prog:", job)
+        job.box["prog_sent"] = True
+        return size
 
-    def _to_result(self, r: dict, spec: ExecSpec) -> ExecResult:
-        if r.get("error") and "exit_code" not in r:
-            return ExecResult(error=r["error"])
-        res = ExecResult(
-            exit_code=r.get("exit_code"), signal=r.get("signal"), cpu_s=float(r.get("cpu_s", 0.0)),
-            wall_s=float(r.get("wall_s", 0.0)), memory_kb=int(r.get("memory_kb", 0)),
-            stdout=base64.b64decode(r.get("stdout", "")), stderr=base64.b64decode(r.get("stderr", "")),
-            wall_exceeded=bool(r.get("wall_exceeded")), cpu_exceeded=bool(r.get("cpu_exceeded")),
-            memory_exceeded=bool(r.get("memory_exceeded")), output_exceeded=bool(r.get("output_exceeded")),
-            error=r.get("error"),
-        )
-        if spec.work_dir is not None and "work_files" in r:
-            files = r["work_files"]
-            if "__error__" in files:  # the compile step left more than /work may carry: its fault
-                res.stderr += f"\n{files['__error__']}".encode()
-                if res.exit_code == 0:
-                    res.exit_code = 1
-            else:
-                try:
-                    write_back(spec.work_dir, files)
-                except (OSError, ValueError) as e:
-                    res.error = f"cannot store the compile step's files: {e}"
+    def _to_result(self, res: ExecResult, extras: dict, blobs: list, spec: ExecSpec) -> ExecResult:
+        if res.error or spec.work_dir is None:
+            return res
+        if "work_error" in extras:  # the compile step left more than /work may carry: its fault
+            res.stderr += f"\n{extras['work_error']}".encode()
+            if res.exit_code == 0:
+                res.exit_code = 1
+        elif "work_files" in extras:
+            try:
+                files = {name: (int(mode), data) for (name, mode), data in zip(extras["work_files"], blobs)}
+                write_back(spec.work_dir, files)
+            except (OSError, ValueError) as e:
+                res.error = f"cannot store the compile step's files: {e}"
         return res
 
     def health(self) -> dict:

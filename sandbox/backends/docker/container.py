@@ -1,4 +1,4 @@
-"""One pool container: started hardened, its executor bootstrapped, then spoken to.
+"""One pool container: started hardened, its jail server bootstrapped, then spoken to.
 
 Every setting here is one layer of ARCHITECTURE.md's list, given to the engine as data:
 no network, read-only root, tmpfs for everything writable, no capabilities but the three
@@ -14,25 +14,21 @@ import socket
 import threading
 import time
 from collections import OrderedDict
-from importlib import resources
 from typing import Any, Optional
 
+from ...jail import protocol
+from ...jail.boot import BOOTSTRAP, boot_message
 from .settings import DockerSettings
 from .stream import AttachStream, StreamClosed, StreamTimeout
 
 LABEL_BACKEND = "codetest.backend"
 LABEL_POOL = "codetest.pool"
 LABEL_OWNER = "codetest.owner"
-EXECUTOR_MODULE = "codetest_executor"
-
-
-def _module_sources() -> dict[str, str]:
-    here = resources.files("sandbox.backends.docker")
-    native = resources.files("sandbox.backends.native")
-    return {
-        "jail_server": (native / "jail_server.py").read_text(encoding="utf-8"),
-        EXECUTOR_MODULE: (here / "executor.py").read_text(encoding="utf-8"),
-    }
+MASKED_PATHS = (
+    "/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
+    "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap",
+    "/proc/cmdline", "/proc/sys/kernel/random/boot_id", "/proc/kallsyms", "/proc/interrupts",
+)
 
 
 def owner_label() -> str:
@@ -105,10 +101,12 @@ class PoolContainer:
             log_config={"type": "none", "config": {}},
             init=False,
         )
+        # Docker's default masked paths, plus the host's kernel command line and boot id.
+        host_config["MaskedPaths"] = list(MASKED_PATHS)
         try:
             created = api.create_container(
                 image=s.image,
-                command=["python3", "-I", "-c", _bootstrap()],
+                command=["python3", "-I", "-B", "-c", BOOTSTRAP],
                 name=self.name,
                 user="0:0",
                 working_dir="/work",
@@ -127,14 +125,13 @@ class PoolContainer:
             self._sock_holder = sock  # keeps the HTTP response (and so the socket) alive
             api.start(self.id)
             self.started_at = time.monotonic()
-            sources = _module_sources()
-            boot = {"order": ["jail_server", EXECUTOR_MODULE], "modules": sources, "main": EXECUTOR_MODULE}
-            self.stream.send(boot)
-            self.stream.send({
-                "op": "init", "uid": self.uid, "gid": self.uid, "bpf": self.bpf_b64,
+            init = {
+                "box": "container", "uid": self.uid, "gid": self.uid, "bpf": self.bpf_b64,
                 "poll_s": s.poll_s, "work_limit_bytes": s.work_mb << 20, "runtime": self.runtime,
-            })
-            reply = self.stream.recv(timeout=s.start_timeout_s)
+            }
+            self.stream.send_raw(boot_message() + protocol.json_frame(protocol.F_INIT, init))
+            kind, payload = self.stream.recv_frame(time.monotonic() + s.start_timeout_s)
+            reply = json.loads(payload) if kind == protocol.F_REPLY else {"error": f"unexpected frame {kind}"}
         except (StreamClosed, StreamTimeout) as e:
             raise ContainerError(f"container {self.name} did not start its executor: {e}") from e
         except Exception as e:  # docker.errors.*, requests errors
@@ -143,13 +140,18 @@ class PoolContainer:
             raise ContainerError(f"executor in {self.name} refused to start: {reply.get('error')}")
         self.info = reply
 
-    def call(self, request: dict, timeout: float) -> dict:
-        """Send one request, wait for its reply; StreamClosed / StreamTimeout on faults."""
+    def call(self, header: bytes, job: bytes, output_cap: int, blob_cap: int, timeout: float):
+        """Send one execution, wait for its Facts: (facts, extras, blobs). StreamClosed /
+        StreamTimeout on faults; ProtocolError when the reply breaks its bounds."""
         if self.stream is None:
             raise StreamClosed("container not started")
+        deadline = time.monotonic() + timeout
         with self._lock:
-            self.stream.send(request)
-            return self.stream.recv(timeout=timeout)
+            self.stream.send_raw(header + job)
+            reader = protocol.FactsReader(output_cap, blob_cap)
+            while not reader.add(*self.stream.recv_frame(deadline, max(output_cap, blob_cap, protocol.MAX_CONTROL))):
+                pass
+            return reader.facts()
 
     def remove(self) -> None:
         """Kill and remove the container (and its anonymous volumes); never raises."""
@@ -172,12 +174,6 @@ class PoolContainer:
 
     def alive(self) -> bool:
         return self.stream is not None and not self.stream.peer_gone()
-
-
-def _bootstrap() -> str:
-    from .executor import BOOTSTRAP
-
-    return BOOTSTRAP
 
 
 def seccomp_profile_json() -> str:

@@ -10,7 +10,6 @@ and gVisor and runc behave the same.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import os
@@ -18,7 +17,7 @@ import shutil
 import stat
 from typing import Optional
 
-FileMap = dict[str, list]  # relpath -> [mode, base64 content] (S_IFDIR in mode: a directory)
+FileMap = dict[str, tuple]  # relpath -> (mode, bytes) (S_IFDIR in mode: a directory)
 
 
 class FilesTooLarge(ValueError):
@@ -42,13 +41,13 @@ def read_dir(path: str, limit: int) -> tuple[FileMap, int]:
     total = 0
     for rel, st in _walk(path):
         if stat.S_ISDIR(st.st_mode):
-            out[rel] = [stat.S_IFDIR | 0o755, ""]
+            out[rel] = (stat.S_IFDIR | 0o755, b"")
             continue
         total += st.st_size
         if total > limit:
             raise FilesTooLarge(f"{path} holds more than {limit} bytes")
         with open(os.path.join(path, rel), "rb") as f:
-            out[rel] = [st.st_mode & 0o777, base64.b64encode(f.read()).decode()]
+            out[rel] = (st.st_mode & 0o777, f.read())
     return out, total
 
 
@@ -57,9 +56,9 @@ def encode_files(files: dict[str, bytes]) -> FileMap:
     out: FileMap = {}
     for k, v in files.items():
         if k.endswith("/"):
-            out[_safe_rel(k)] = [stat.S_IFDIR | 0o755, ""]
+            out[_safe_rel(k)] = (stat.S_IFDIR | 0o755, b"")
         else:
-            out[_safe_rel(k)] = [0o644, base64.b64encode(v).decode()]
+            out[_safe_rel(k)] = (0o644, bytes(v))
     return out
 
 
@@ -79,7 +78,7 @@ def write_back(work_dir: str, files: FileMap) -> None:
             else:
                 os.unlink(p)
     for rel in sorted(wanted):
-        mode, b64 = wanted[rel]
+        mode, data = wanted[rel]
         p = os.path.join(root, rel)
         parent = os.path.dirname(p)
         os.makedirs(parent, exist_ok=True)
@@ -90,7 +89,9 @@ def write_back(work_dir: str, files: FileMap) -> None:
             continue
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         try:
-            os.write(fd, base64.b64decode(b64)) if b64 else None
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             os.fchmod(fd, (mode & 0o755) | 0o600)
         finally:
             os.close(fd)

@@ -1,21 +1,23 @@
-"""Length-prefixed JSON over a container's attached stdin/stdout.
+"""The jail protocol's frames over a container's attached stdin/stdout.
 
 Why not ``docker exec``: it costs 50-100 ms per call. The executor instead lives as the
 container's main process and reads requests on its stdin; the host holds one attach
 connection per container for its whole life. Without a TTY the engine multiplexes the
 container's stdout and stderr on that connection in frames of
 ``[stream, 0, 0, 0, size (u32 big-endian)] + payload``; stdout carries our replies,
-stderr whatever the executor prints on a crash (kept for the error message).
+stderr whatever the jail server prints on a crash (kept for the error message). Inside
+stdout travel the jail's own frames (``sandbox.jail.protocol``): raw bytes, bounded.
 """
 
 from __future__ import annotations
 
-import json
 import select
 import socket
 import struct
 import time
-from typing import Any, Optional
+from typing import Optional
+
+from ...jail import protocol
 
 
 class StreamClosed(ConnectionError):
@@ -33,18 +35,10 @@ class AttachStream:
         self._out = bytearray()     # the container's stdout, demultiplexed
         self.stderr = bytearray()   # the container's stderr, last ``stderr_keep`` bytes
         self._stderr_keep = stderr_keep
+        self._frames = protocol.FrameBuffer(protocol.MAX_CONTROL)
         self.closed = False
 
     # -- sending
-
-    def send(self, obj: Any) -> None:
-        data = json.dumps(obj, separators=(",", ":")).encode()
-        try:
-            self.sock.settimeout(60)
-            self.sock.sendall(struct.pack(">I", len(data)) + data)
-        except OSError as e:
-            self.closed = True
-            raise StreamClosed(f"send failed: {e}") from e
 
     def send_raw(self, data: bytes) -> None:
         try:
@@ -56,25 +50,18 @@ class AttachStream:
 
     # -- receiving
 
-    def recv(self, timeout: float) -> Any:
-        """The next reply, or StreamTimeout / StreamClosed."""
-        deadline = time.monotonic() + timeout
+    def recv_frame(self, deadline: float, max_size: int = protocol.MAX_CONTROL) -> tuple[int, bytes]:
+        """The next jail frame (kind, payload), or StreamTimeout / StreamClosed; a frame larger
+        than ``max_size`` is a protocol error (the jail bounds what it sends)."""
+        buf = self._frames
+        buf.max_size = max_size
         while True:
-            msg = self._take_message()
-            if msg is not None:
-                return json.loads(msg)
+            buf.feed(bytes(self._out))
+            self._out.clear()
+            got = buf.take()
+            if got is not None:
+                return got
             self._fill(deadline)
-
-    def _take_message(self) -> Optional[bytes]:
-        out = self._out
-        if len(out) < 4:
-            return None
-        (n,) = struct.unpack_from(">I", out, 0)
-        if len(out) < 4 + n:
-            return None
-        body = bytes(out[4:4 + n])
-        del out[:4 + n]
-        return body
 
     def _fill(self, deadline: float) -> None:
         if self.closed:

@@ -1,28 +1,45 @@
-"""Find a cgroup hierarchy we may use and carve one folder per slot out of it.
+"""Find the cgroup subtree this service may use and carve one folder per slot out of it.
 
-v1 (a folder per controller: memory, pids, cpuacct) and v2 (one unified tree) both work.
-Root uses the hierarchy's top; an ordinary user needs a delegated v2 folder, named by
-``CODETEST_CGROUP_ROOT``. Slot folders are removed on close; folders of dead instances
-left by a crash are removed on the next start.
+Jails live **under the service's own cgroup** (read from ``/proc/self/cgroup``), so a limit the
+operator puts on the service (systemd ``MemoryMax=``, a Kubernetes pod limit) bounds every
+program it runs:
+
+  v1: ``<controller mount>/<our path>/codetest/<instance>/slot<i>/x<n>`` per controller
+      (memory, pids, cpuacct);
+  v2: ``<our cgroup>/codetest/<instance>/slot<i>/x<n>``; a cgroup with processes may not
+      hand controllers to children, so the service first moves its own processes into a
+      leaf ``<our cgroup>/codetest-service`` (what a systemd ``Delegate=yes`` unit does).
+      Without root, ``CODETEST_CGROUP_ROOT`` names a delegated v2 folder instead.
+
+The execution folders ``x<n>`` are made and removed by the jail (``sandbox/jail/cgroup.py``),
+one per execution.
+
+Ownership across instances (two services, a service and a CLI batch, in different PID
+namespaces): the live instance holds an ``flock`` on its own instance folder for its whole
+life. A folder is stale, and removed, only when its lock can be taken: no PID is compared,
+so an instance never deletes another's jails because it cannot see its process.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 V2_CONTROLLERS = ("memory", "pids", "cpu")
+SERVICE_LEAF = "codetest-service"
 
 
 @dataclass
 class CgroupSetup:
     version: str  # "v1" | "v2"
     bases: dict[str, str]  # controller (or "unified") -> our instance folder
+    locks: list[int] = field(default_factory=list)  # flocked instance folders (held until remove)
 
     def slot_parents(self, slot: int) -> dict[str, str]:
         out = {}
@@ -37,6 +54,12 @@ class CgroupSetup:
     def remove(self) -> None:
         for base in self.bases.values():
             remove_tree(base)
+        for fd in self.locks:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.locks.clear()
 
 
 def _mounts() -> list[tuple[str, str, str]]:
@@ -47,6 +70,26 @@ def _mounts() -> list[tuple[str, str, str]]:
                 parts = line.split()
                 if len(parts) >= 4:
                     out.append((parts[1], parts[2], parts[3]))
+    except OSError:
+        pass
+    return out
+
+
+def own_paths() -> dict[str, str]:
+    """This process's cgroup path per v1 controller, and "" for the v2 (unified) one."""
+    out: dict[str, str] = {}
+    try:
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                parts = line.rstrip("\n").split(":", 2)
+                if len(parts) != 3:
+                    continue
+                _, ctrls, path = parts
+                if not ctrls:
+                    out[""] = path
+                for c in ctrls.split(","):
+                    if c:
+                        out[c] = path
     except OSError:
         pass
     return out
@@ -71,6 +114,53 @@ def _v2_has(d: str) -> bool:
     return {"memory", "pids"} <= have
 
 
+def _claim(folder: str) -> int:
+    """Create ``folder`` (if needed) and hold an exclusive flock on it: this instance's."""
+    os.makedirs(folder, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def _v2_delegate(own: str) -> tuple[Optional[str], str]:
+    """Make the service's own v2 cgroup able to hold jails below it; the folder or None."""
+    if own in ("", "/"):
+        return None, ""
+    if _v2_has(own):
+        try:
+            with open(os.path.join(own, "cgroup.subtree_control")) as f:
+                enabled = set(f.read().split())
+        except OSError:
+            enabled = set()
+        if {"memory", "pids"} <= enabled:
+            return own, ""
+    # No internal processes: move ours into a leaf first, then hand the controllers down.
+    leaf = os.path.join(own, SERVICE_LEAF)
+    try:
+        os.makedirs(leaf, exist_ok=True)
+        with open(os.path.join(own, "cgroup.procs")) as f:
+            pids = f.read().split()
+        for pid in pids:
+            try:
+                with open(os.path.join(leaf, "cgroup.procs"), "w") as f:
+                    f.write(pid)
+            except OSError:
+                pass
+    except OSError as e:
+        return None, f"cannot make a leaf in {own}: {e}"
+    _enable_controllers(own)
+    return (own, "") if _v2_has(leaf) or _v2_has(os.path.join(own, "codetest")) or _enabled(own) else (
+        None, f"cannot delegate controllers below {own}")
+
+
+def _enabled(d: str) -> bool:
+    try:
+        with open(os.path.join(d, "cgroup.subtree_control")) as f:
+            return {"memory", "pids"} <= set(f.read().split())
+    except OSError:
+        return False
+
+
 def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
     """A usable cgroup setup for this process, or None and the reason."""
     explicit = os.environ.get("CODETEST_CGROUP_ROOT")
@@ -85,57 +175,96 @@ def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
         elif fstype == "cgroup2" and v2_root is None:
             v2_root = target
     if explicit:
-        base = os.path.join(explicit, f"codetest-{instance}")
+        top = os.path.join(explicit, "codetest")
         try:
-            os.makedirs(base, exist_ok=True)
+            os.makedirs(top, exist_ok=True)
         except OSError as e:
             return None, f"CODETEST_CGROUP_ROOT {explicit} is not writable: {e}"
         _enable_controllers(explicit)
-        _enable_controllers(base)
-        if not _v2_has(base):
-            return None, f"{explicit}: memory and pids controllers are not delegated"
-        return CgroupSetup("v2", {"unified": base}), f"v2 at {explicit}"
+        _enable_controllers(top)
+        _cleanup_dead(top)
+        return _v2_setup(top, instance, f"v2 at {explicit}")
     if os.geteuid() != 0:
         return None, "not root and no delegated cgroup (set CODETEST_CGROUP_ROOT to a writable cgroup v2 folder)"
+    own = own_paths()
     if {"memory", "pids"} <= set(v1):
         bases = {}
+        locks = []
         for ctrl, mnt in v1.items():
-            top = os.path.join(mnt, "codetest")
+            parent = os.path.join(mnt, own.get(ctrl, "/").lstrip("/"))
+            top = os.path.join(parent, "codetest")
             _cleanup_dead(top)
             bases[ctrl] = os.path.join(top, instance)
             try:
-                os.makedirs(bases[ctrl], exist_ok=True)
+                locks.append(_claim(bases[ctrl]))
             except OSError as e:
+                for fd in locks:
+                    os.close(fd)
                 return None, f"cannot create {bases[ctrl]}: {e}"
-        return CgroupSetup("v1", bases), "v1 (" + ", ".join(sorted(v1)) + ")"
+        where = ", ".join(f"{c}:{own.get(c, '/')}" for c in sorted(v1))
+        return CgroupSetup("v1", bases, locks), f"v1, below the service's own cgroups ({where})"
     if v2_root:
-        _enable_controllers(v2_root)
-        top = os.path.join(v2_root, "codetest")
+        own_dir = os.path.join(v2_root, own.get("", "/").lstrip("/"))
+        parent, why = _v2_delegate(own_dir)
+        if parent is None:
+            if own.get("", "/") not in ("", "/"):
+                return None, why or f"cannot delegate controllers below {own_dir}"
+            parent = v2_root
+            _enable_controllers(parent)
+        top = os.path.join(parent, "codetest")
         try:
             os.makedirs(top, exist_ok=True)
         except OSError as e:
             return None, f"cannot create {top}: {e}"
-        _cleanup_dead(top)
         _enable_controllers(top)
-        base = os.path.join(top, instance)
-        os.makedirs(base, exist_ok=True)
-        _enable_controllers(base)
-        if not _v2_has(base):
-            return None, "cgroup v2 without the memory and pids controllers"
-        return CgroupSetup("v2", {"unified": base}), f"v2 at {v2_root}"
+        _cleanup_dead(top)
+        return _v2_setup(top, instance, f"v2 below the service's own cgroup ({os.path.relpath(parent, v2_root)})")
     return None, "no cgroup hierarchy with memory and pids controllers is mounted"
 
 
+def _v2_setup(top: str, instance: str, detail: str) -> tuple[Optional[CgroupSetup], str]:
+    base = os.path.join(top, instance)
+    try:
+        lock = _claim(base)
+    except OSError as e:
+        return None, f"cannot create {base}: {e}"
+    _enable_controllers(base)
+    if not _v2_has(base):
+        os.close(lock)
+        remove_tree(base)
+        return None, "cgroup v2 without the memory and pids controllers"
+    return CgroupSetup("v2", {"unified": base}, [lock]), detail
+
+
 def _cleanup_dead(top: str) -> None:
-    """Remove instance folders whose owning process is gone (a crash left them)."""
+    """Remove instance folders nobody holds: their lock can be taken (their owner is gone,
+    whatever PID namespace it lived in). A folder of an older codetest (which takes no lock)
+    whose process is visible here is left alone too."""
     try:
         names = os.listdir(top)
     except OSError:
         return
     for name in names:
+        path = os.path.join(top, name)
+        if not os.path.isdir(path):
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # alive: its owner holds the lock
         pid = name.split("-")[0]
-        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-            remove_tree(os.path.join(top, name))
+        if pid.isdigit() and os.path.exists(f"/proc/{pid}"):
+            os.close(fd)  # an older codetest that takes no lock, still running here: leave it
+            continue
+        try:
+            remove_tree(path)
+        finally:
+            os.close(fd)
 
 
 def remove_tree(path: str) -> None:

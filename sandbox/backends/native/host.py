@@ -16,20 +16,19 @@ import queue
 import select
 import shutil
 import signal
-import struct
 import subprocess
 import threading
 import time
-from dataclasses import asdict
 from typing import Optional
 
 from ...config import SandboxConfig
+from ...jail import protocol
+from ...jail.boot import BOOTSTRAP, boot_message
 from ..base import ExecResult, ExecSpec
 from . import cgroups
 
 log = logging.getLogger("codetest.native")
 
-SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jail_server.py")
 SYSTEM_BINDS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 ETC_BINDS = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
@@ -50,7 +49,8 @@ class SlotBroken(Exception):
 
 
 class SlotProcess:
-    """One jail server and the pipe to it."""
+    """One jail server (``sandbox.jail``, started from source on the Python toolchain) and the
+    pipes to it. Speaks ``sandbox.jail.protocol``: a Header and a Job out, Facts back."""
 
     def __init__(self, index: int, init: dict, python: str, state_dir: str):
         self.index = index
@@ -60,59 +60,65 @@ class SlotProcess:
         self.proc: Optional[subprocess.Popen] = None
         self.executions = 0
 
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
     def start(self) -> None:
         logf = open(self.log_path, "ab")
         try:
             self.proc = subprocess.Popen(
-                [self.python, "-I", "-B", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=logf, env=dict(JAIL_ENV), close_fds=True, start_new_session=True, cwd="/",
+                [self.python, "-I", "-B", "-c", BOOTSTRAP], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=logf, env=dict(JAIL_ENV), close_fds=True, start_new_session=True, cwd="/", bufsize=0,
             )
         finally:
             logf.close()
-        self._send(self.init)
-        reply = self._recv(30.0)
+        self._send(boot_message() + protocol.json_frame(protocol.F_INIT, self.init))
+        kind, payload = self._recv_frame(30.0, protocol.FrameBuffer(protocol.MAX_CONTROL))
+        reply = json.loads(payload) if kind == protocol.F_REPLY else {"error": f"unexpected frame {kind}"}
         if not reply.get("ok"):
             self.kill()
             raise SlotBroken(reply.get("error", "jail server failed to start"))
 
-    def call(self, req: dict, timeout: float) -> dict:
-        if self.proc is None or self.proc.poll() is not None:
+    def call(self, header: bytes, job: bytes, limits: protocol.Limits, timeout: float) -> protocol.Facts:
+        if not self.alive():
             raise SlotBroken("jail server is not running")
-        self._send(req)
-        return self._recv(timeout)
+        self._send(header + job)
+        cap = limits.output_bytes
+        buf = protocol.FrameBuffer(max(cap, protocol.MAX_CONTROL))
+        reader = protocol.FactsReader(cap)
+        deadline = time.monotonic() + timeout
+        try:
+            while not reader.add(*self._recv_frame(deadline - time.monotonic(), buf)):
+                pass
+        except protocol.ProtocolError as e:
+            raise SlotBroken(f"jail server broke the protocol: {e}") from e
+        return reader.facts()[0]
 
-    def _send(self, obj: dict) -> None:
-        data = json.dumps(obj).encode()
+    def _send(self, data: bytes) -> None:
         try:
             assert self.proc and self.proc.stdin
-            self.proc.stdin.write(struct.pack(">I", len(data)) + data)
-            self.proc.stdin.flush()
+            self.proc.stdin.write(data)
         except (OSError, ValueError) as e:
             raise SlotBroken(f"cannot write to jail server: {e}") from e
 
-    def _recv(self, timeout: float) -> dict:
+    def _recv_frame(self, timeout: float, buf: "protocol.FrameBuffer"):
         assert self.proc and self.proc.stdout
         fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + timeout
-        head = self._read(fd, 4, deadline)
-        (n,) = struct.unpack(">I", head)
-        return json.loads(self._read(fd, n, deadline))
-
-    @staticmethod
-    def _read(fd: int, n: int, deadline: float) -> bytes:
-        buf = bytearray()
-        while len(buf) < n:
+        while True:
+            got = buf.take()
+            if got is not None:
+                return got
             left = deadline - time.monotonic()
             if left <= 0:
                 raise SlotBroken("jail server did not answer in time")
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
-            chunk = os.read(fd, n - len(buf))
+            chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise SlotBroken("jail server exited")
-            buf += chunk
-        return bytes(buf)
+            buf.feed(chunk)
 
     def kill(self) -> None:
         if self.proc is None:
@@ -133,9 +139,9 @@ class SlotProcess:
         self.proc = None
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+        if self.alive():
             try:
-                self._send({"op": "stop"})
+                self._send(protocol.json_frame(protocol.F_HEADER, {"op": "stop"}))
                 self.proc.wait(timeout=5)
             except (SlotBroken, subprocess.TimeoutExpired):
                 pass
@@ -211,7 +217,7 @@ class NativeBackend:
             "resolv.conf": "",
         }
         return {
-            "op": "init", "mode": self.mode, "uid": uid, "gid": gid, "root": root, "binds": binds,
+            "box": "native", "mode": self.mode, "uid": uid, "gid": gid, "root": root, "binds": binds,
             "etc_files": etc_files, "env": JAIL_ENV,
             "bpf": base64.b64encode(self._bpf).decode() if self._bpf else None,
             "cgroup_parents": self.cgroup.slot_parents(index) if self.cgroup else None,
@@ -247,19 +253,18 @@ class NativeBackend:
     # -- running
 
     def execute(self, spec: ExecSpec) -> ExecResult:
-        req = {
-            "op": "exec", "argv": spec.argv, "env": spec.env,
-            "stdin": base64.b64encode(spec.stdin).decode(),
-            "limits": asdict(spec.limits), "program_dir": spec.program_dir, "work_dir": spec.work_dir,
-            "files": {k: base64.b64encode(v).decode() for k, v in spec.files.items()},
-            "python_inline": spec.python_inline,
-        }
+        job = protocol.encode_job(protocol.Job(
+            argv=list(spec.argv), env=dict(spec.env), stdin=spec.stdin, files=dict(spec.files),
+            python_source=spec.python_inline, program_dir=spec.program_dir, work_dir=spec.work_dir))
+        header = protocol.encode_header(protocol.Header(limits=spec.limits, job_size=len(job)))
         if not self._all:
             return ExecResult(error="native backend has no working slot: " + "; ".join(self.problems))
         slot = self._free.get()
         try:
+            if not slot.alive():
+                self._restart(slot)
             try:
-                res = slot.call(req, spec.limits.wall_s + PROTOCOL_GRACE_S)
+                res = slot.call(header, job, spec.limits, spec.limits.wall_s + PROTOCOL_GRACE_S)
             except SlotBroken as e:
                 log.warning("slot %d broke: %s; restarting", slot.index, e)
                 self._restart(slot)
@@ -267,7 +272,7 @@ class NativeBackend:
             slot.executions += 1
         finally:
             self._free.put(slot)
-        return _to_result(res)
+        return res
 
     def _restart(self, slot: SlotProcess) -> None:
         slot.kill()
@@ -298,16 +303,3 @@ class NativeBackend:
         if self.cgroup:
             self.cgroup.remove()
         shutil.rmtree(self.run_dir, ignore_errors=True)
-
-
-def _to_result(res: dict) -> ExecResult:
-    if res.get("error") and "exit_code" not in res:
-        return ExecResult(error=res["error"])
-    return ExecResult(
-        exit_code=res.get("exit_code"), signal=res.get("signal"), cpu_s=res.get("cpu_s", 0.0),
-        wall_s=res.get("wall_s", 0.0), memory_kb=int(res.get("memory_kb", 0)),
-        stdout=base64.b64decode(res.get("stdout", "")), stderr=base64.b64decode(res.get("stderr", "")),
-        wall_exceeded=res.get("wall_exceeded", False), cpu_exceeded=res.get("cpu_exceeded", False),
-        memory_exceeded=res.get("memory_exceeded", False), output_exceeded=res.get("output_exceeded", False),
-        error=res.get("error"),
-    )

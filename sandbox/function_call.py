@@ -1,0 +1,74 @@
+"""Function-call (HumanEval-style) tasks, host side: ship the driver, read the return value.
+
+The driver (``sandbox/function_driver.py``, shipped as text as ``/prog/main.py``) writes the
+entry point's return value as JSON on the jail's private result descriptor. Whatever the
+program prints on stdout cannot forge it. The host reads that JSON here with bounded size
+and depth: anything the program returns is a value (AC or WA), never an exception of ours.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Optional
+
+DRIVER_SOURCE = (Path(__file__).with_name("function_driver.py")).read_text(encoding="utf-8")
+DRIVER_NAME, SOLUTION_NAME = "main.py", "solution.py"
+
+MAX_RESULT_BYTES = 16 << 20
+MAX_DEPTH = 100
+
+
+class Unreadable(Exception):
+    """The program's return value could not be read as a value: the program's doing (WA)."""
+
+
+def program_files(code: str) -> dict[str, str]:
+    return {SOLUTION_NAME: code, DRIVER_NAME: DRIVER_SOURCE}
+
+
+def _big_int(s: str) -> int:
+    # json's own int() refuses more than 4300 digits; a big int is a legitimate return value.
+    return int(s) if len(s) < 4000 else int(Decimal(s))
+
+
+def _depth(data: bytes) -> int:
+    """Deepest nesting of [ and { outside strings: checked before parsing, so that a deep
+    value cannot exhaust the parser's recursion."""
+    depth = deepest = 0
+    in_str = esc = False
+    for b in data:
+        if in_str:
+            if esc:
+                esc = False
+            elif b == 0x5C:
+                esc = True
+            elif b == 0x22:
+                in_str = False
+        elif b == 0x22:
+            in_str = True
+        elif b in (0x5B, 0x7B):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    return deepest
+        elif b in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def parse_result(data: bytes, max_bytes: int = MAX_RESULT_BYTES) -> Any:
+    """The value the driver wrote; Unreadable when it is too big, too deep or not JSON."""
+    data = data.strip()
+    if not data:
+        raise Unreadable("the function returned nothing (the program exited before returning)")
+    if len(data) > max_bytes:
+        raise Unreadable(f"the return value is over {max_bytes} bytes of JSON")
+    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _depth(data) > MAX_DEPTH:
+        raise Unreadable(f"the return value is nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(data, parse_int=_big_int)
+    except (ValueError, RecursionError, ArithmeticError) as e:
+        raise Unreadable(f"the return value could not be read: {type(e).__name__}") from None

@@ -1,0 +1,255 @@
+"""The few system calls the standard library lacks, and small process helpers.
+
+mount, umount, unshare, pivot_root, prctl, capset, seccomp, System V IPC removal.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import time
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
+MNT_DETACH = 2
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_SECCOMP = 22
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+SECCOMP_MODE_FILTER = 2
+
+_MACHINE = os.uname().machine
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(_MACHINE, 155)
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(_MACHINE, 126)
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+libc.unshare.argtypes = [ctypes.c_int]
+libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+libc.syscall.restype = ctypes.c_long
+libc.shmctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+libc.semctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+libc.msgctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+
+
+def _check(ret: int, what: str) -> None:
+    if ret != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+
+
+def _b(s):
+    return s.encode() if isinstance(s, str) else s
+
+
+def mount(src, target, fstype, flags=0, data=None):
+    _check(libc.mount(_b(src), _b(target), _b(fstype), flags, _b(data)), f"mount {target}")
+
+
+def umount(target, flags=MNT_DETACH):
+    _check(libc.umount2(_b(target), flags), f"umount {target}")
+
+
+def unshare(flags):
+    _check(libc.unshare(flags), f"unshare {flags:#x}")
+
+
+def prctl(option, a=0, b=0, c=0, d=0):
+    _check(libc.prctl(option, a, b, c, d), f"prctl {option}")
+
+
+def pivot_root(new, old):
+    _check(libc.syscall(SYS_PIVOT_ROOT, _b(new), _b(old)), "pivot_root")
+
+
+def sethostname(name: bytes) -> None:
+    libc.sethostname(name, len(name))
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities():
+    """Empty every capability set, the bounding set and the ambient set."""
+    for cap in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == errno.EINVAL:
+            break
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    hdr = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    _check(libc.syscall(SYS_CAPSET, ctypes.byref(hdr), ctypes.byref(data)), "capset")
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def load_seccomp(bpf: bytes) -> None:
+    buf = ctypes.create_string_buffer(bpf, len(bpf))
+    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0), "seccomp")
+
+
+# --- System V IPC ---------------------------------------------------------------------------
+
+IPC_RMID = 0
+IPC_PRIVATE = 0
+IPC_SCAN_MAX = 20000  # more ids than this since the last sweep: the caller recycles instead
+_KINDS = ("shm", "sem", "msg")
+_ID_COLUMN = {"shm": "shmid", "sem": "semid", "msg": "msqid"}
+
+
+def ipc_remove(kind: str, ident: int) -> int:
+    if kind == "shm":
+        return libc.shmctl(ident, IPC_RMID, None)
+    if kind == "sem":
+        return libc.semctl(ident, 0, IPC_RMID)
+    return libc.msgctl(ident, IPC_RMID, None)
+
+
+def _ipc_probe(kind: str) -> int:
+    if kind == "shm":
+        return libc.shmget(IPC_PRIVATE, 1, 0o600)
+    if kind == "sem":
+        return libc.semget(IPC_PRIVATE, 1, 0o600)
+    return libc.msgget(IPC_PRIVATE, 0o600)
+
+
+def ipc_listed() -> bool:
+    return os.path.exists("/proc/sysvipc/shm")
+
+
+def ipc_ids(uid=None) -> list:
+    """(kind, id) of the System V objects /proc/sysvipc lists (of ``uid`` when given)."""
+    out = []
+    for kind in _KINDS:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        if not lines:
+            continue
+        head = lines[0].split()
+        try:
+            id_col, uid_col = head.index(_ID_COLUMN[kind]), head.index("uid")
+        except ValueError:
+            continue
+        for line in lines[1:]:
+            cols = line.split()
+            try:
+                if uid is None or int(cols[uid_col]) == uid:
+                    out.append((kind, int(cols[id_col])))
+            except (IndexError, ValueError):
+                continue
+    return out
+
+
+def ipc_sweep(uid=None, marks=None):
+    """Remove System V shared memory, semaphores and message queues (of ``uid`` when given).
+
+    Linux lists them in /proc/sysvipc. gVisor does not, but hands out ids in ascending order:
+    a fresh probe object's id is above every id made since the last sweep's probe, so removing
+    that range (the probe included) removes them all. Returns (new marks, complete).
+    """
+    marks = dict(marks or {})
+    if ipc_listed():
+        for kind, ident in ipc_ids(uid):
+            ipc_remove(kind, ident)
+        return marks, True
+    ok = True
+    for kind in _KINDS:
+        top = _ipc_probe(kind)
+        if top < 0:
+            continue
+        low = int(marks.get(kind, -1)) + 1
+        if top < low:  # the ids wrapped around: sweep from 0
+            low = 0
+        if top - low > IPC_SCAN_MAX:
+            ok = False
+            low = top - IPC_SCAN_MAX
+        for ident in range(low, top + 1):
+            ipc_remove(kind, ident)
+        marks[kind] = top
+    return marks, ok
+
+
+def ipc_untouched(marks: dict) -> tuple[bool, dict]:
+    """Did nobody make a System V object since the last sweep? (gVisor: probe ids.)"""
+    if ipc_listed():
+        return not ipc_ids(), marks
+    clean = True
+    marks = dict(marks)
+    for kind in _KINDS:
+        top = _ipc_probe(kind)
+        if top < 0:
+            continue
+        ipc_remove(kind, top)
+        last = marks.get(kind)
+        if last is None or top != last + 1:
+            clean = False
+        marks[kind] = top
+    return clean, marks
+
+
+# --- processes ------------------------------------------------------------------------------
+
+def reap_children(timeout: float = 2.0) -> None:
+    """Wait until this process has no children (they are SIGKILLed already); bounded."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.001)
+
+
+def drain(fd: int, limit: int = 1 << 30) -> bytes:
+    """Everything until EOF (at most ``limit`` bytes)."""
+    chunks, got = [], 0
+    while got < limit:
+        try:
+            c = os.read(fd, min(1 << 20, limit - got))
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+        if not c:
+            break
+        chunks.append(c)
+        got += len(c)
+    return b"".join(chunks)
+
+
+def memfd_with(data: bytes, name: str = "stdin") -> int:
+    """A sealed-size memfd holding ``data``, positioned at 0."""
+    fd = os.memfd_create(name, 0)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

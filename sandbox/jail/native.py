@@ -1,0 +1,286 @@
+"""The native box: a slot on a Linux host, jailed with namespaces, a skeleton root and cgroups.
+
+Once per slot (``setup``), the server, still root (or root of a fresh user namespace when the
+host user is not), enters the slot's own mount, network (empty), IPC, UTS and PID namespaces,
+builds a read-only skeleton root (the system directories and toolchains bound read-only,
+device nodes, a generated /etc, a /proc of the slot's PID namespace with the host's
+revealing files masked) and goes on as PID 1 of that namespace.
+
+Per execution the box supplies the steps that are the host's: a fresh cgroup (made by the
+supervisor, joined by the program), a fresh mount namespace with tmpfs /work and /tmp and the
+program read-only at /prog, pivot_root into the skeleton, the slot's uid.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+
+from . import cgroup as cgroups
+from . import kernel
+from .kernel import (
+    CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWUTS, MS_BIND, MS_NOATIME,
+    MS_NODEV, MS_NODIRATIME, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_RELATIME, MS_REMOUNT, mount,
+)
+from .protocol import Facts, Job, Limits
+
+CLONE_NEWCGROUP = 0x02000000
+
+
+def copy_tree(src: str, dst: str) -> None:
+    """Regular files and directories of ``src`` into ``dst`` (root-owned, read-only for the
+    program, execute bits kept); links and anything else are not copied."""
+    import shutil
+    import stat
+
+    for dirpath, dirnames, filenames in os.walk(src):
+        rel = os.path.relpath(dirpath, src)
+        target = dst if rel == "." else os.path.join(dst, rel)
+        for d in dirnames:
+            if stat.S_ISDIR(os.lstat(os.path.join(dirpath, d)).st_mode):
+                os.mkdir(os.path.join(target, d), 0o755)
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode):
+                q = os.path.join(target, f)
+                shutil.copyfile(p, q, follow_symlinks=False)
+                os.chmod(q, (st.st_mode & 0o555) | 0o444)
+
+# /proc files that tell about the host, bound over with neutral content (as container runtimes
+# mask them): empty files, or a fixed text where a program may expect a well-formed line.
+PROC_MASKED_EMPTY = ("kcore", "keys", "key-users", "timer_list", "sched_debug", "kallsyms", "sysrq-trigger",
+                     "latency_stats", "timer_stats", "config.gz", "kpagecount", "kpageflags", "kpagecgroup",
+                     "vmallocinfo", "modules", "iomem", "ioports", "slabinfo", "interrupts", "softirqs")
+PROC_MASKED_TEXT = {
+    "cmdline": "BOOT_IMAGE=/vmlinuz ro quiet\n",
+    "sys/kernel/random/boot_id": "00000000-0000-4000-8000-000000000000\n",
+    "version": "Linux version 0.0.0 (codetest)\n",
+}
+PROC_MASKED_DIRS = ("acpi", "scsi", "asound")
+
+
+class NativeBox:
+    rlimits: bool
+
+    def __init__(self, cfg: dict):
+        self.cfg = cfg
+        self.mode = cfg["mode"]  # "root" | "userns"
+        self.uid = cfg["uid"]
+        self.gid = cfg["gid"]
+        self.root = cfg.get("root")  # the skeleton's mount point (host path, private to us)
+        self.bpf = base64.b64decode(cfg["bpf"]) if cfg.get("bpf") else None
+        self.cgroup_parents = cfg.get("cgroup_parents") or {}
+        self.env = dict(cfg.get("env") or {})
+        self.path = self.env.get("PATH", "/usr/bin:/bin")
+        self.rlimits = bool(cfg.get("rlimits", True))
+        self.meter = None
+        self.cg = None
+
+    # -- once per slot, in the server
+
+    def setup(self) -> dict:
+        """Enter the slot's namespaces once. Returns in the process that serves requests: the
+        PID 1 of the slot's PID namespace, which kills everything else in it after every
+        execution (so nothing outlives a test), reaps orphans, and owns the slot's /proc."""
+        kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)
+        if self.mode == "userns":
+            uid, gid = os.getuid(), os.getgid()
+            kernel.unshare(CLONE_NEWUSER)
+            with open("/proc/self/setgroups", "w") as f:
+                f.write("deny")
+            with open("/proc/self/uid_map", "w") as f:
+                f.write(f"0 {uid} 1")
+            with open("/proc/self/gid_map", "w") as f:
+                f.write(f"0 {gid} 1")
+        kernel.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID)
+        kernel.sethostname(b"codetest")
+        mount(None, "/", None, MS_REC | MS_PRIVATE)
+        self._build_skeleton()
+        init = os.fork()
+        if init:
+            # The first process stays outside and only waits: the host holds its pid.
+            _, status = os.waitpid(init, 0)
+            os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+        # PID 1 from here on. Signals we do not handle are ignored by an init; keep it that way.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        proc = os.path.join(self.root, "proc")
+        # hidepid: a program sees its own processes only, not this root-owned server.
+        mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+        self._mask_proc(proc)
+        return {}
+
+    def _build_skeleton(self) -> None:
+        r = self.root
+        mount("codetest", r, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
+        for d in ("proc", "dev", "tmp", "work", "prog", "etc", "run", ".oldroot", ".masks"):
+            os.makedirs(os.path.join(r, d), exist_ok=True)
+        for spec in self.cfg["binds"]:
+            self._bind_ro(spec["src"], spec.get("dst", spec["src"]), dev=spec.get("dev", False))
+        for name, text in self.cfg.get("etc_files", {}).items():
+            with open(os.path.join(r, "etc", name), "w") as f:
+                f.write(text)
+        for name, text in PROC_MASKED_TEXT.items():
+            with open(os.path.join(r, ".masks", name.replace("/", "_")), "w") as f:
+                f.write(text)
+        open(os.path.join(r, ".masks", "empty"), "w").close()
+        os.makedirs(os.path.join(r, ".masks", "emptydir"), exist_ok=True)
+        for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                             ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"), ("shm", "/tmp")):
+            os.symlink(target, os.path.join(r, "dev", name))
+        # The skeleton itself becomes read-only: only the per-execution tmpfs mounts are writable.
+        mount(None, r, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+    def _mask_proc(self, proc: str) -> None:
+        """Bind neutral content over /proc files that describe the host (best effort per file:
+        what this kernel lacks needs no mask)."""
+        masks = os.path.join(self.root, ".masks")
+        for name in PROC_MASKED_EMPTY:
+            if name in PROC_MASKED_TEXT:
+                continue
+            self._mask(os.path.join(masks, "empty"), os.path.join(proc, name))
+        for name in PROC_MASKED_TEXT:
+            self._mask(os.path.join(masks, name.replace("/", "_")), os.path.join(proc, name))
+        for name in PROC_MASKED_DIRS:
+            self._mask(os.path.join(masks, "emptydir"), os.path.join(proc, name), directory=True)
+
+    @staticmethod
+    def _mask(src: str, target: str, directory: bool = False) -> None:
+        if not os.path.lexists(target) or os.path.isdir(target) != directory:
+            return
+        try:
+            mount(src, target, None, MS_BIND)
+            mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        except OSError:
+            pass
+
+    def _bind_ro(self, src: str, dst: str, dev: bool = False) -> None:
+        target = os.path.join(self.root, dst.lstrip("/"))
+        if os.path.islink(src) and not dev:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if not os.path.lexists(target):
+                os.symlink(os.readlink(src), target)
+            return
+        if not os.path.exists(src):
+            return
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.isdir(src):
+            os.makedirs(target, exist_ok=True)
+        elif not os.path.exists(target):
+            open(target, "w").close()
+        mount(src, target, None, MS_BIND | MS_REC)
+        # Keep the flags the host mount has (a user namespace may not clear them), add ours.
+        keep = os.statvfs(target).f_flag & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME)
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | keep
+        if not dev:
+            flags |= MS_NODEV
+        mount(None, target, None, flags)
+
+    # -- per execution, in the supervisor
+
+    def before(self, job: Job, lim: Limits):
+        """The execution's cgroup, and its mounts: the supervisor is a fresh process, so it
+        takes a mount namespace of its own and mounts /work, /tmp and /prog there; the program
+        inherits them (what the supervisor writes is charged to the slot, not the program)."""
+        if self.cgroup_parents:
+            self.cg = cgroups.Cgroup(self.cgroup_parents, f"x{os.getpid()}")
+            self.cg.limit(lim.memory_bytes, lim.processes)
+        kernel.unshare(CLONE_NEWNS)
+        r = self.root
+        owner = f"uid={self.uid},gid={self.gid}" if self.mode == "root" else "uid=0,gid=0"
+        tmpfs_size = max(lim.file_size_bytes, 1 << 20)
+        work = os.path.join(r, "work")
+        if job.work_dir:
+            mount(job.work_dir, work, None, MS_BIND)
+            mount(None, work, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
+        else:
+            mount("work", work, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=700,{owner},size={tmpfs_size}")
+        mount("tmp", os.path.join(r, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
+        if job.program_dir:
+            # A copy on a tmpfs, not a bind: a bind shows its host path in /proc/self/mountinfo.
+            prog = os.path.join(r, "prog")
+            mount("prog", prog, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755")
+            copy_tree(job.program_dir, prog)
+            mount(None, prog, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        return None
+
+    def kill_program(self, pid: int) -> None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if self.cg is not None:
+            self.cg.kill_all()
+
+    def kill_rest(self) -> None:
+        """Everything of the execution but the supervisor: kill(-1) from a root process of the
+        slot's PID namespace reaches exactly those (never its init, the server), and the cgroup."""
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if self.cg is not None:
+            self.cg.kill_all()
+
+    def after(self, job: Job, lim: Limits, facts: Facts):
+        self.kill_rest()
+        kernel.reap_children()
+        if self.cg is not None:
+            peak, oom, cpu = self.cg.stats()
+            if peak:
+                facts.memory_bytes = peak
+            if cpu is not None:
+                facts.cpu_s = max(facts.cpu_s, cpu)
+            facts.oom_kill = oom > 0
+            self.cg.remove()
+        kernel.ipc_sweep()
+        return {}, []
+
+    # -- per execution, in the program's process (the steps)
+
+    def enter_cgroup(self) -> None:
+        if self.cg is not None:
+            self.cg.enter()
+
+    def make_root(self, job: Job, lim: Limits) -> str:
+        """A mount namespace of the program's own (the supervisor's mounts, then pivot_root
+        into the skeleton, the host tree detached) and a cgroup namespace (its cgroup is /)."""
+        kernel.unshare(CLONE_NEWNS | CLONE_NEWCGROUP)
+        os.chdir(self.root)
+        kernel.pivot_root(".", ".oldroot")
+        os.chdir("/")
+        kernel.umount("/.oldroot")
+        return "/work"
+
+    def network(self) -> None:
+        """The slot's network namespace is empty (not even loopback up): nothing to do."""
+
+    def nproc(self, lim: Limits) -> int:
+        return 0  # the pids cgroup bounds tasks; the slot's uid is its own
+
+    def credentials(self) -> None:
+        if self.mode == "root":
+            from .steps import credentials
+
+            credentials(self.uid, self.gid)
+        else:
+            kernel.drop_capabilities()
+        # The uid change made us non-dumpable, which leaves /proc/self owned by root; exec
+        # would reset that, the in-process Python path does not. Core dumps stay off (RLIMIT_CORE).
+        kernel.prctl(kernel.PR_SET_DUMPABLE, 1)
+
+    def write_files(self, job: Job) -> None:
+        pass
+
+    # -- after the supervisor, in the server
+
+    def sweep(self) -> None:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        kernel.reap_children()
+        if self.cgroup_parents:
+            cgroups.sweep_children(self.cgroup_parents)
+        kernel.ipc_sweep()

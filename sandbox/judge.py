@@ -1,0 +1,165 @@
+"""One job in flight: compile, run every test on a free slot, judge each output, one result.
+
+Per test: the backend reports facts, the output is compared (exact / whitespace / float, a
+function's return value, or a checker in the testlib or Kattis protocol), and
+:func:`sandbox.verdict.decide` turns facts + limits + comparison into the test's verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from concurrent.futures import CancelledError
+from typing import TYPE_CHECKING, Any, Optional
+
+from . import compare as cmp
+from .function_call import Unreadable, parse_result
+from .models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
+from .output_budget import JOB, GLOBAL, JobOutput, json_cost
+from .programs import Program
+from .verdict import Decision, Outcome, decide, overall_verdict, run_verdict
+
+if TYPE_CHECKING:
+    from .engine import Sandbox
+
+log = logging.getLogger("codetest.judge")
+
+CHECKER_LIMITS = Limits(time_s=10, wall_time_s=20, memory_mb=1024, output_kb=1024)
+# Exit statuses of the two checker protocols: (accept, reject).
+CHECKER_PROTOCOLS = {"testlib": ({0}, {1, 2}), "kattis": ({42}, {43})}
+
+
+def _text(b: bytes) -> str:
+    return b.decode("utf-8", errors="replace")
+
+
+class Job:
+    """One RunRequest in flight."""
+
+    def __init__(self, sb: "Sandbox", req: RunRequest, outer: Any, output: JobOutput):
+        self.sb, self.req, self.outer = sb, req, outer
+        self.inner = ("job", next(sb._ids))
+        self.checker: Optional[Program] = None
+        self.output = output
+
+    def run(self) -> RunResult:
+        req = self.req
+        entry = req.entry_point if any(t.is_function for t in req.tests) else None
+        program, cr, failed = self.sb.prepare(req.language, req.code, req.limits, self.outer, entry)
+        tests = req.tests or [TestCase()]
+        if failed:
+            return RunResult(verdict=Verdict.SE, passed=0, total=len(tests), compile=cr, message=cr.stderr)
+        if program is None:
+            return RunResult(verdict=Verdict.CE, passed=0, total=len(tests), compile=cr)
+        if isinstance(req.compare, CheckerCompare):
+            self.checker, ccr, _failed = self.sb.prepare(req.compare.checker.language, req.compare.checker.code,
+                                                         CHECKER_LIMITS, self.outer)
+            if self.checker is None:
+                msg = "checker failed to compile: " + ccr.stderr[-2000:]
+                return RunResult(verdict=Verdict.SE, passed=0, total=len(tests), compile=cr, message=msg)
+        pins = [program.key] + ([self.checker.key] if self.checker else [])
+        with self.sb.cache.pinned(*pins):
+            return self._run_tests(program, cr, tests)
+
+    def _run_tests(self, program: Program, cr, tests: list[TestCase]) -> RunResult:
+        req = self.req
+        futures = [self.sb.scheduler.submit(lambda t=t: self._one(program, t), self.outer, self.inner)
+                   for t in tests]
+        results: list[Optional[TestResult]] = [None] * len(tests)
+        stopped = False
+        for i, fut in enumerate(futures):
+            try:
+                results[i] = fut.result()
+            except CancelledError:
+                results[i] = TestResult(verdict=Verdict.SKIPPED)
+                continue
+            except Exception as e:  # a bug of ours: SE, never the program's fault
+                log.exception("test execution failed")
+                results[i] = TestResult(verdict=Verdict.SE, message=f"{type(e).__name__}: {e}")
+            if req.stop_on_first_failure and not stopped and results[i].verdict != Verdict.AC:
+                stopped = True
+                self.sb.scheduler.cancel(self.outer, self.inner)
+        if req.stop_on_first_failure:
+            first = next((i for i, r in enumerate(results) if r.verdict != Verdict.AC), None)
+            if first is not None:
+                for i in range(first + 1, len(results)):
+                    results[i] = TestResult(verdict=Verdict.SKIPPED)
+        final = [r for r in results if r is not None]
+        passed = sum(1 for r in final if r.verdict == Verdict.AC)
+        return RunResult(verdict=overall_verdict(True, final), passed=passed, total=len(final), compile=cr,
+                         tests=final)
+
+    # -- one test
+
+    def _one(self, program: Program, test: TestCase) -> TestResult:
+        req = self.req
+        if test.is_function:
+            stdin = json.dumps(test.args).encode()
+            spec = program.spec(req.limits, stdin, (program.entry_point or "",))
+        else:
+            spec = program.spec(req.limits, test.stdin.encode("utf-8", "surrogateescape"))
+        self.sb.count("executions")
+        facts = self.sb.backend.execute(spec)
+        stdout = facts.stdout
+        outcome: Optional[Outcome] = None
+        message: Optional[str] = None
+        value_text: Optional[str] = None
+        if run_verdict(facts, spec.limits.cpu_s, spec.limits.memory_bytes) is None:
+            if test.is_function:
+                stdout, outcome, message, value_text = self._judge_value(facts, test)
+            elif test.expected_stdout is not None:
+                if self.checker is not None:
+                    outcome, message = self._judge_with_checker(stdout, test)
+                else:
+                    mode = req.compare if isinstance(req.compare, str) else "whitespace"
+                    ok = cmp.compare_output(mode, stdout, test.expected_stdout, req.float_tol,
+                                            req.integer_tolerance)
+                    outcome = Outcome.ACCEPTED if ok else Outcome.REJECTED
+        shown = value_text.encode("utf-8", "surrogatepass") if value_text is not None else stdout
+        spent = self.output.keep(json_cost(shown) + json_cost(facts.stderr))
+        d: Decision = decide(facts, spec.limits.cpu_s, spec.limits.memory_bytes, outcome, message,
+                             over_job_output_budget=spent == JOB, over_server_output_budget=spent == GLOBAL)
+        tr = TestResult(verdict=d.verdict, time_s=round(facts.cpu_s, 4), wall_time_s=round(facts.wall_s, 4),
+                        memory_kb=facts.memory_kb, exit_code=facts.exit_code, signal=facts.signal,
+                        truncated=facts.output_exceeded, message=d.message)
+        if spent is None:
+            tr.stdout = value_text if value_text is not None else _text(stdout)
+            tr.stderr = _text(facts.stderr)
+        return tr
+
+    def _judge_value(self, facts: Any, test: TestCase) -> tuple[bytes, Outcome, Optional[str], Optional[str]]:
+        """(what the program printed, outcome, message, the return value as JSON text)."""
+        printed, data = facts.stdout, facts.result
+        if facts.result_size > len(facts.result):
+            return printed, Outcome.REJECTED, "the return value is over the output limit", None
+        try:
+            got = parse_result(data, max_bytes=max(1, facts.result_size, len(data)))
+        except Unreadable as e:
+            return printed, Outcome.REJECTED, str(e), None
+        text = data.decode("utf-8", "replace")
+        if "expected" in test.model_fields_set or test.expected is not None:
+            if not cmp.values_equal(got, test.expected, self.req.float_tol):
+                return printed, Outcome.REJECTED, None, text
+        return printed, Outcome.ACCEPTED, None, text
+
+    def _judge_with_checker(self, out: bytes, test: TestCase) -> tuple[Outcome, Optional[str]]:
+        assert self.checker is not None and isinstance(self.req.compare, CheckerCompare)
+        ch: Checker = self.req.compare.checker
+        inp = test.stdin.encode("utf-8", "surrogateescape")
+        ans = (test.expected_stdout or "").encode("utf-8", "surrogateescape")
+        if ch.protocol == "kattis":
+            files = {"input.txt": inp, "answer.txt": ans, "feedback/": b""}
+            spec = self.checker.spec(CHECKER_LIMITS, out, ("input.txt", "answer.txt", "feedback/"), files)
+        else:
+            files = {"input.txt": inp, "output.txt": out, "answer.txt": ans}
+            spec = self.checker.spec(CHECKER_LIMITS, b"", ("input.txt", "output.txt", "answer.txt"), files)
+        accept, reject = CHECKER_PROTOCOLS[ch.protocol]
+        self.sb.count("executions")
+        res = self.sb.backend.execute(spec)
+        msg = (_text(res.stderr) or _text(res.stdout)).strip()[-1000:]
+        if res.error or res.signal is not None or res.exit_code not in accept | reject:
+            return Outcome.CHECKER_FAILED, f"checker failed (exit {res.exit_code}, signal {res.signal}): " \
+                                           f"{res.error or msg}"
+        if res.exit_code in reject:
+            return Outcome.REJECTED, msg or None
+        return Outcome.ACCEPTED, None
