@@ -17,11 +17,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queue-size", type=int, default=0, metavar="N",
                    help="executions admitted at once before 429 (default 16 per slot)")
     p.add_argument("--max-body-mb", type=float, default=None, help="request body cap in MiB (default 64)")
-    p.add_argument("--drain-timeout", type=float, default=float(os.environ.get("CODETEST_DRAIN_TIMEOUT_S", "60")),
-                   metavar="S", help="on SIGTERM, finish admitted work for at most S seconds (default 60)")
-    p.add_argument("--drain-grace", type=float, default=float(os.environ.get("CODETEST_DRAIN_GRACE_S", "0")),
-                   metavar="S", help="on SIGTERM, keep answering (503 to new work) at least S seconds so load "
-                                     "balancers see /readyz fail (default 0; 5 in Kubernetes)")
+    p.add_argument("--drain-timeout", type=float, default=None, metavar="S",
+                   help="on SIGTERM, finish admitted work for at most S seconds (default 60, or $CODETEST_DRAIN_TIMEOUT_S)")
+    p.add_argument("--drain-grace", type=float, default=None, metavar="S", help="on SIGTERM, keep answering (503 to new work) at least S seconds so load "
+                                     "balancers see /readyz fail (default 0, or $CODETEST_DRAIN_GRACE_S; 5 in Kubernetes)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
 
 
@@ -31,12 +30,16 @@ def run(args: argparse.Namespace) -> int:
 
     from .server import ConfigError, serve
 
-    if args.backend is None:
-        try:
+    try:
+        if args.backend is None:
             args.backend = env("CODETEST_BACKEND", str, "native")
-        except SandboxConfigError as e:
-            print(f"codetest serve: {e}", file=sys.stderr)
-            return 2
+        if args.drain_timeout is None:
+            args.drain_timeout = env("CODETEST_DRAIN_TIMEOUT_S", float, 60.0)
+        if args.drain_grace is None:
+            args.drain_grace = env("CODETEST_DRAIN_GRACE_S", float, 0.0)
+    except SandboxConfigError as e:
+        print(f"codetest serve: {e}", file=sys.stderr)
+        return 2
 
     if args.slots is not None and args.slots < 1:
         print("codetest serve: --slots must be at least 1", file=sys.stderr)

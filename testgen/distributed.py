@@ -28,7 +28,7 @@ from .problem import iter_records
 
 # A node's actor runs this many jail uids apart from the next one's (several Ray nodes on one
 # machine, as in tests, must not share program uids).
-UID_STRIDE = 256
+UID_STRIDE = 2048
 
 
 class RayUnavailable(RuntimeError):

@@ -46,7 +46,7 @@ def state_dir():
 @pytest.fixture(scope="module")
 def env(state_dir):
     e = dict(os.environ, PYTHONPATH=str(REPO), CODETEST_STATE_DIR=state_dir, RAY_DEDUP_LOGS="0")
-    e.setdefault("CODETEST_UID_BASE", str(64000 + (os.getpid() % 20) * 1024))
+    e.setdefault("CODETEST_UID_BASE", str(400000 + (os.getpid() % 50) * 8192))
     return e
 
 
