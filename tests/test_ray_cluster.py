@@ -62,7 +62,7 @@ def cluster(env):
         "num_cpus": 1, "node_ip_address": "127.0.0.1", "gcs_server_port": free_port(), "include_dashboard": False})
     try:
         c.add_node(num_cpus=1, node_ip_address="127.0.0.1")
-        c.wait_for_nodes()
+        c.wait_for_nodes(timeout=180)
         yield c
     finally:
         c.shutdown()
@@ -104,7 +104,7 @@ def test_ray_batch_gives_the_same_suites_as_one_machine(cluster, env, tmp_path):
 
 def test_killing_a_worker_node_mid_batch_loses_nothing_and_repeats_nothing(cluster, env, tmp_path):
     doomed = cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
-    cluster.wait_for_nodes()
+    cluster.wait_for_nodes(timeout=180)
     probs = problems(tmp_path, 10)
     out = tmp_path / "ray.jsonl"
     cmd = [sys.executable, "-m", "codetest", "testgen", str(probs), "-o", str(out), *FAST, "--quiet",
