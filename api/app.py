@@ -8,6 +8,7 @@ from typing import Any, AsyncIterator, Iterable, Optional
 from fastapi import FastAPI
 
 from . import errors
+from .lifecycle import DrainMiddleware, Lifecycle
 from .middleware import AuthMiddleware, BodyLimitMiddleware, MetricsMiddleware
 from .routes import router
 from .service import Service
@@ -42,10 +43,16 @@ def create_app(
             reward_deadline_s=reward_deadline_s, max_reward_items=max_reward_items, reward_window=reward_window,
         )
     service = Service(settings, sandbox, backend=backend, slots=slots)
+    lifecycle = Lifecycle(service.metrics)
+
+    def utilization() -> float:
+        adm = service.admission
+        return adm.depth / adm.capacity if adm is not None and adm.capacity else 0.0
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         service.start()
+        service.metrics.queue_utilization.set_function(utilization)
         try:
             yield
         finally:
@@ -53,10 +60,12 @@ def create_app(
 
     app = FastAPI(title="codetest", version=_version(), description=DESCRIPTION, lifespan=lifespan)
     app.state.service = service
+    app.state.lifecycle = lifecycle
     app.include_router(router)
     errors.install(app)
-    # Added last runs first: metrics see everything, then keys, then the size cap.
+    # Added last runs first: metrics see everything, then keys, then the drain gate, then the size cap.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes, metrics=service.metrics)
+    app.add_middleware(DrainMiddleware, lifecycle=lifecycle)
     app.add_middleware(AuthMiddleware, api_keys=settings.api_keys, metrics=service.metrics)
     app.add_middleware(MetricsMiddleware, metrics=service.metrics,
                        known_paths=[getattr(r, "path", "") for r in app.routes])

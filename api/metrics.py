@@ -31,6 +31,11 @@ class Metrics:
         )
         self.queue_depth = Gauge("codetest_queue_depth", "executions admitted and not yet finished", registry=r)
         self.queue_capacity = Gauge("codetest_queue_capacity", "executions that may be admitted at once", registry=r)
+        # For an autoscaler: depth / capacity, 0..1 (a HorizontalPodAutoscaler targets its average).
+        self.queue_utilization = Gauge("codetest_queue_utilization",
+                                       "admitted executions as a share of capacity (0..1)", registry=r)
+        self.requests_in_flight = Gauge("codetest_requests_in_flight", "work requests being answered", registry=r)
+        self.draining = Gauge("codetest_draining", "1 while the replica drains after SIGTERM", registry=r)
         self.rejections = Counter(
             "codetest_rejections", "requests refused before running anything, by reason",
             ["reason"], registry=r,

@@ -19,8 +19,8 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-# Reachable without a key: liveness probes and the API description.
-OPEN_PATHS = frozenset({"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
+# Reachable without a key: health and readiness/liveness probes, and the API description.
+OPEN_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
 
 
 async def send_json(send: Send, status: int, body: dict, headers: Iterable[tuple[str, str]] = ()) -> None:

@@ -227,6 +227,27 @@ async def healthz(request: Request) -> JSONResponse:
     return JSONResponse(body, status_code=200 if body["ok"] else 503)
 
 
+@router.get("/livez", tags=["ops"], summary="Liveness: the process answers (restart it when this fails)")
+async def livez() -> dict:
+    return {"live": True}
+
+
+@router.get("/readyz", tags=["ops"], responses={503: {"description": "not ready: no sandbox, or draining"}},
+            summary="Readiness: send work here (503 while draining or while the sandbox is down)")
+async def readyz(request: Request) -> JSONResponse:
+    svc = service_of(request)
+    lifecycle = request.app.state.lifecycle
+    reasons = []
+    if lifecycle.draining:
+        reasons.append("draining")
+    if svc.sandbox is None or svc.admission is None or svc.runner is None:
+        reasons.append(svc.startup_problem or "the sandbox is not running")
+    depth = svc.admission.depth if svc.admission else 0
+    capacity = svc.admission.capacity if svc.admission else 0
+    body = {"ready": not reasons, "reasons": reasons, "queue_depth": depth, "queue_capacity": capacity}
+    return JSONResponse(body, status_code=200 if not reasons else 503)
+
+
 @router.get("/metrics", tags=["ops"], summary="Prometheus text format",
             response_class=Response, responses={200: {"content": {"text/plain": {}}}})
 async def metrics(request: Request) -> Response:

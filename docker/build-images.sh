@@ -2,7 +2,10 @@
 # Build the images the Docker backend and compose need, with no registry.
 #
 #   docker/build-images.sh                 base (debootstrap) + codetest-runtime:latest
-#   docker/build-images.sh --api           ... + codetest-api:latest (compose's API service)
+#   docker/build-images.sh --api           ... + codetest-api:latest (compose's API service;
+#                                          the tag from CODETEST_API_IMAGE)
+#   docker/build-images.sh --lb            ... + codetest-lb:latest (HAProxy for the replicas profile)
+#   docker/build-images.sh --api-only      only the API image (runtime image already built)
 #   BASE_IMAGE=debian:bookworm-slim docker/build-images.sh   use a registry image instead
 #
 # Every step is bounded in time; a second run reuses the cached root filesystem and
@@ -13,11 +16,16 @@ ROOT="$(cd "$HERE/.." && pwd)"
 DOCKER="$(command -v /usr/bin/docker || command -v docker)"
 BASE_IMAGE="${BASE_IMAGE:-}"
 RUNTIME_TAG="${CODETEST_DOCKER_IMAGE:-codetest-runtime:latest}"
-API=0
+API_TAG="${CODETEST_API_IMAGE:-codetest-api:latest}"
+LB_TAG="${CODETEST_LB_IMAGE:-codetest-lb:latest}"
+API=0; LB=0; RUNTIME=1
 for a in "$@"; do
   case "$a" in
     --api) API=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --api-only) API=1; RUNTIME=0 ;;
+    --lb) LB=1 ;;
+    --lb-only) LB=1; RUNTIME=0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "build-images.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -29,10 +37,18 @@ if [ -z "$BASE_IMAGE" ]; then
   fi
 fi
 
-echo "build-images.sh: $RUNTIME_TAG from $BASE_IMAGE" >&2
-# --network host: the build downloads packages; no bridge network exists on these hosts.
-timeout 1800 "$DOCKER" build --network host -q --build-arg BASE_IMAGE="$BASE_IMAGE" \
-  -t "$RUNTIME_TAG" -f "$HERE/Dockerfile.runtime" "$HERE"
+if [ "$RUNTIME" = 1 ]; then
+  echo "build-images.sh: $RUNTIME_TAG from $BASE_IMAGE" >&2
+  # --network host: the build downloads packages; no bridge network exists on these hosts.
+  timeout 1800 "$DOCKER" build --network host -q --build-arg BASE_IMAGE="$BASE_IMAGE" \
+    -t "$RUNTIME_TAG" -f "$HERE/Dockerfile.runtime" "$HERE"
+fi
+
+if [ "$LB" = 1 ]; then
+  echo "build-images.sh: $LB_TAG (HAProxy) from $BASE_IMAGE" >&2
+  timeout 900 "$DOCKER" build --network host -q --build-arg BASE_IMAGE="$BASE_IMAGE" \
+    -t "$LB_TAG" -f "$HERE/Dockerfile.lb" "$HERE"
+fi
 
 if [ "$API" = 1 ]; then
   # A wheelhouse of codetest and its dependencies, made with the host's pip (and its
@@ -41,9 +57,9 @@ if [ "$API" = 1 ]; then
   rm -rf "$HERE/.wheels"; mkdir -p "$HERE/.wheels"
   echo "build-images.sh: wheelhouse for codetest (pip wheel)" >&2
   timeout 900 "$PY" -m pip wheel -q -w "$HERE/.wheels" "$ROOT"
-  echo "build-images.sh: codetest-api:latest from $RUNTIME_TAG" >&2
+  echo "build-images.sh: $API_TAG from $RUNTIME_TAG" >&2
   timeout 1800 "$DOCKER" build --network host -q --build-arg RUNTIME_IMAGE="$RUNTIME_TAG" \
-    -t codetest-api:latest -f "$HERE/Dockerfile.api" "$HERE"
+    -t "$API_TAG" -f "$HERE/Dockerfile.api" "$HERE"
   rm -rf "$HERE/.wheels"
 fi
 "$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep '^codetest-' >&2 || true

@@ -106,4 +106,16 @@ if [ "$DOCKER" = 1 ]; then
     log "--docker needs root (it installs and starts dockerd)"
   fi
 fi
+# --- scale-out (issue 13, docs/scale.md): Ray, the Kubernetes schemas, Debian's docker-compose ---
+# The tests of `--ray`, deploy/k8s and the compose replicas profile need these; none of them
+# is imported by codetest itself unless asked for (`pip install codetest[ray]`).
+.venv/bin/python -m pip install -q -e '.[scale-test]'
+if [ "$DOCKER" = 1 ] && [ "$(id -u)" = 0 ] && ! command -v docker-compose >/dev/null 2>&1 \
+   && command -v apt-get >/dev/null; then
+  log "installing docker-compose (Debian)"
+  DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq --no-install-recommends docker-compose >/dev/null \
+    || { timeout 900 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 900 \
+         apt-get install -y -qq --no-install-recommends docker-compose >/dev/null; }
+fi
+# --- end scale-out ---
 log "done: .venv/bin/codetest languages"

@@ -26,6 +26,9 @@ def _add_runner_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=("native", "docker"), default=os.environ.get("CODETEST_BACKEND", "native"))
     p.add_argument("--allow-missing", metavar="LAYERS",
                    help="comma-separated isolation layers the operator accepts as missing (lowers the bar)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="spread the problems over a Ray cluster (ADDRESS, e.g. 10.0.0.5:6379 or 'auto'); without "
+                        "ADDRESS a local cluster on 127.0.0.1. Needs codetest[ray]; see docs/scale.md")
 
 
 def make_runner(args: argparse.Namespace) -> Any:
@@ -95,17 +98,37 @@ def _cmd_testgen(args: argparse.Namespace) -> int:
     settings = Settings(seed=args.seed, max_tests=args.max_tests, min_tests=args.min_tests, mutants=args.mutants,
                         multiplicity=args.multiplicity, fill=not args.no_fill, slack=args.slack,
                         budget=Budget().scaled(args.budget_scale), families=families, llm=llm)
-    try:
-        runner = make_runner(args)
-    except SandboxUnavailable as e:
-        return _usage(str(e))
-    try:
-        summary = run_batch(args.problems, args.output, runner, settings, workers=args.workers, limit=args.limit,
-                            only=set(args.only) if args.only else None, progress=not args.quiet)
-    finally:
-        runner.close()
+    if args.ray is not None:
+        from .distributed import RayUnavailable, connect, run_batch_ray, runner_spec
+
+        try:
+            ray = connect(args.ray)
+        except RayUnavailable as e:
+            return _usage(str(e))
+        try:
+            summary = run_batch_ray(ray, args.problems, args.output, runner_spec(args), settings, limit=args.limit,
+                                    only=set(args.only) if args.only else None, progress=not args.quiet)
+        except RayUnavailable as e:
+            print(f"codetest: {e}", file=sys.stderr)
+            return EXIT_NOT_OK
+        finally:
+            ray.shutdown()
+    else:
+        try:
+            runner = make_runner(args)
+        except SandboxUnavailable as e:
+            return _usage(str(e))
+        try:
+            summary = run_batch(args.problems, args.output, runner, settings, workers=args.workers,
+                                limit=args.limit, only=set(args.only) if args.only else None,
+                                progress=not args.quiet)
+        finally:
+            runner.close()
     for line in summary["bad_lines"]:
         print(f"codetest: skipped {line}", file=sys.stderr)
+    if "per_node" in summary:
+        counts = sorted(summary["per_node"].values(), reverse=True)
+        print(f"ray: {sum(counts)} problems on {len(counts)} nodes {counts}, {summary['nodes_lost']} nodes lost")
     st = summary["status"]
     print(f"testgen: {summary['todo']} problems processed ({summary['skipped_done']} already done), "
           f"status {json.dumps(st, sort_keys=True)}, {summary['tests']} tests written to {args.output}")
@@ -145,6 +168,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             break
     if args.sample is not None and args.sample < 0:
         return _usage("--sample must be >= 0")
+    if args.ray is not None:
+        return _evaluate_on_ray(args, records, solutions)
     try:
         runner = make_runner(args)
     except SandboxUnavailable as e:
@@ -168,6 +193,42 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(rep.to_json(), f, indent=1)
+    return EXIT_OK
+
+
+def _evaluate_on_ray(args: argparse.Namespace, records: list, solutions: Any) -> int:
+    from .distributed import RayUnavailable, connect, evaluate_ray, runner_spec
+    from .evaluate import format_report
+
+    try:
+        ray = connect(args.ray)
+    except RayUnavailable as e:
+        return _usage(str(e))
+    bar = None
+    if not args.quiet:
+        from rich.progress import Progress
+
+        bar = Progress(transient=True)
+        task = bar.add_task("evaluate (problems)", total=len(records))
+        bar.start()
+    options = {"tests_field": args.tests_field, "per_label": args.sample, "mode": args.mode}
+    try:
+        rep = evaluate_ray(ray, records, runner_spec(args), options, solutions=solutions,
+                           checkpoint=(args.json + ".partial.jsonl") if args.json else None,
+                           progress=(lambda n: bar.update(task, advance=n)) if bar else None)
+    except RayUnavailable as e:
+        print(f"codetest: {e}", file=sys.stderr)
+        return EXIT_NOT_OK
+    finally:
+        if bar:
+            bar.stop()
+        ray.shutdown()
+    print(format_report(rep, per_problem=not args.pooled_only))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(rep.to_json(), f, indent=1)
+        if os.path.exists(args.json + ".partial.jsonl"):
+            os.unlink(args.json + ".partial.jsonl")
     return EXIT_OK
 
 
