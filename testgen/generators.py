@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .candidates import Candidate
-from .fmodel import FunctionModel, size_ok
+from .inputs import FunctionModel, size_ok
 from .rng import stream
 from .smodel import StdioModel
 

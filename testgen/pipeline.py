@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .candidates import dedupe
-from .fmodel import FunctionModel
+from .inputs import FunctionModel
 from .generators import Budget, generate
 from .problem import ProblemError, load_problem
 from .runner import Runner

@@ -67,7 +67,7 @@ def kill_matrix(problem: Problem, golds: list[Program], cands: list[Candidate], 
         # chunk after a few timeouts: mutants that loop forever would otherwise cost minutes.
         slowest = max((c.gold_time_s for c in cands), default=0.0)
         tight = min(problem.limits.time_s, max(0.2, 4 * slowest + 0.05))
-        res = call_function(runner, [FnProgram(m.code, problem.entry_point) for m in ms],
+        res = call_function(runner, [FnProgram(*problem.runnable(m.code)) for m in ms],
                             [c.args for c in cands], problem.limits, chunk=100, call_time_s=tight,
                             max_timeouts=2)  # type: ignore[misc]
         for mi, row in enumerate(res):

@@ -25,11 +25,10 @@ from typing import Any, Optional
 from sandbox.compare import compare_output, values_equal
 from sandbox.models import Limits, RunRequest, RunResult, TestCase, Verdict
 
-from .candidates import Candidate
+from .candidates import Candidate, canonical_key
 from .execute import FnProgram, StdioProgram, call_function, run_stdio
 from .harness import CallResult
 from .problem import Problem, Program
-from .values import canonical_key
 from .runner import Runner, failed_result
 
 
@@ -98,7 +97,7 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     seed_expected = {canonical_key(s["args"]): s["expected"] for s in problem.seeds if "expected" in s}
     seeds_with_expected = [(i, c) for i, c in enumerate(cands) if c.family == "seed"]
     expected_of_seed = {i: seed_expected[c.key] for i, c in seeds_with_expected if c.key in seed_expected}
-    res = call_function(runner, [FnProgram(g.code, problem.entry_point) for g in golds], inputs, problem.limits)
+    res = call_function(runner, [FnProgram(*problem.runnable(g.code)) for g in golds], inputs, problem.limits)
     se = _all_se_fn(res)
     if se:
         raise SandboxFailure(se)
@@ -168,7 +167,7 @@ def confirm_function_suite(problem: Problem, golds: list[Program], tests: list[C
     """Run the chosen tests through the engine's real function-call mode on every gold; keep what passes."""
     if not tests:
         return tests, 0
-    reqs = [RunRequest(language="python", code=g.code, entry_point=problem.entry_point,
+    reqs = [RunRequest(language="python", code=problem.runnable(g.code)[0], entry_point=problem.runnable(g.code)[1],
                        tests=[TestCase(args=c.args, expected=c.expected) for c in tests], limits=problem.limits,
                        float_tol=problem.float_tol) for g in golds]
     outs = runner.run_many(reqs)

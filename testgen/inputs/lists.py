@@ -1,0 +1,124 @@
+"""Lists of one element type: lengths from the seeds and the statement, sorted/reversed/equal/duplicate shapes."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import MAX_REGULAR_LEN, STRESS_LEN, Spec
+
+
+@dataclass
+class ListSpec(Spec):
+    elem: Spec
+    min_len: int
+    max_len: int
+    obs_lens: list[int] = field(default_factory=list)
+    elem_known: bool = True
+    stress_len: int = STRESS_LEN  # the statement's maximum length, when it gives one
+
+    def _n(self, rng: random.Random, big: bool) -> int:
+        if big:
+            top = max(self.min_len, self.stress_len)
+            return rng.randint(max(self.min_len, top // 2), top)
+        return rng.randint(self.min_len, max(self.min_len, min(self.max_len, MAX_REGULAR_LEN)))
+
+    def random(self, rng: random.Random, big: bool = False) -> Any:
+        return [self.elem.random(rng) for _ in range(self._n(rng, big))]
+
+    def boundary(self) -> list[Any]:
+        rng = random.Random(0)
+        out: list[Any] = []
+        if self.min_len == 0:
+            out.append([])
+        for b in self.elem.boundary()[:4]:
+            out.append([b])
+            out.append([b, b])
+        if not self.elem.boundary():
+            out.append([self.elem.random(rng)])
+        return [v for v in out if len(v) >= self.min_len]
+
+    def special(self, rng: random.Random) -> list[Any]:
+        n = max(self.min_len, min(12, self.max_len))
+        base = [self.elem.random(rng) for _ in range(n)]
+        out: list[Any] = []
+        try:
+            out.append(sorted(base))
+            out.append(sorted(base, reverse=True))
+        except TypeError:
+            pass
+        out.append([base[0]] * n if base else [])
+        if base:
+            out.append(base + base[: max(1, n // 2)])  # duplicates
+            out.append(base[::-1])
+            half = base[: max(1, n // 2)]
+            out.append(half + half[::-1])  # palindrome
+        for extra in self.elem.special(rng)[:6]:
+            out.append([extra] * max(self.min_len, 3))
+        specials = self.elem.special(rng)
+        if specials:
+            out.append([rng.choice(specials) for _ in range(n)])
+        try:
+            out.append(sorted(set(base)) if base and not isinstance(base[0], (list, dict)) else base)
+        except TypeError:
+            pass
+        return [v for v in out if len(v) >= self.min_len]
+
+    def stress(self, rng: random.Random) -> list[Any]:
+        big = self.random(rng, big=True)
+        out = [big]
+        try:
+            out.append(sorted(big))
+        except TypeError:
+            pass
+        if big:
+            out.append([big[0]] * len(big))
+        return out
+
+    def mutate(self, value: Any, rng: random.Random) -> Any:
+        if not isinstance(value, list):
+            return self.random(rng)
+        v = list(value)
+        op = rng.randrange(8)
+        if op == 0 or not v:
+            v.insert(rng.randrange(len(v) + 1), self.elem.random(rng) if self.elem_known or not v else rng.choice(v))
+        elif op == 1 and len(v) > self.min_len:
+            del v[rng.randrange(len(v))]
+        elif op == 2 and len(v) >= 2:
+            i, j = rng.sample(range(len(v)), 2)
+            v[i], v[j] = v[j], v[i]
+        elif op == 3:
+            i = rng.randrange(len(v))
+            v[i] = self.elem.mutate(v[i], rng)
+        elif op == 4:
+            i = rng.randrange(len(v))
+            v.insert(i, v[i])
+        elif op == 5:
+            try:
+                v = sorted(v, reverse=rng.random() < 0.5)
+            except TypeError:
+                v.reverse()
+        elif op == 6:
+            rng.shuffle(v)
+        else:
+            for i in range(len(v)):
+                if rng.random() < 0.3:
+                    v[i] = self.elem.mutate(v[i], rng)
+        return v
+
+    def widen(self, value: Any, rng: random.Random) -> list[Any]:
+        out: list[Any] = [[]] if self.min_len >= 1 else []
+        if isinstance(value, list) and value:
+            widened = [self.elem.widen(x, rng) for x in value]
+            if all(widened):
+                out.append([w[0] for w in widened])  # every element pushed out (e.g. all negative)
+            if any(widened):
+                v = list(value)
+                i = rng.choice([k for k, w in enumerate(widened) if w])
+                v[i] = widened[i][0]
+                out.append(v)
+        return out
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, list)
