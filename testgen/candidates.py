@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-FAMILIES = ("seed", "regular", "boundary", "special", "stress", "mutation", "widen", "llm-regular", "llm-corner")
+FAMILIES = ("seed", "regular", "boundary", "special", "stress", "mutation", "relations", "structured", "widen",
+            "llm-regular", "llm-corner")
 
 
 def canonical_key(value: Any) -> str:

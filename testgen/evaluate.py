@@ -40,6 +40,8 @@ class ProblemScore:
     false_rejects: list[str] = field(default_factory=list)  # names of correct programs the suite failed
     missed: list[str] = field(default_factory=list)  # names of incorrect programs it accepted
     note: Optional[str] = None
+    slow: int = 0  # incorrect programs labelled TLE (too slow), judged
+    slow_rejected: int = 0
     judged: bool = True  # False: no suite (empty or failed); its programs are in no rate
     unjudged_programs: int = 0
 
@@ -74,6 +76,7 @@ class Report:
             "rejects_all_share": (sum(1 for p in with_inc if p.rejects_all) / len(with_inc)) if with_inc else None,
             "problems_with_incorrect": len(with_inc),
             "tests_per_problem": (sum(tests) / len(tests)) if tests else 0.0, "max_tests": max(tests, default=0),
+            "slow": sum(p.slow for p in self.problems), "slow_rejected": sum(p.slow_rejected for p in self.problems),
             "skipped": sum(p.skipped for p in self.problems), "errors": sum(p.errors for p in self.problems),
             "unjudged_problems": len(unjudged), "unjudged_programs": sum(p.unjudged_programs for p in unjudged),
             "unjudged": {p.id: p.note for p in unjudged},
@@ -132,6 +135,11 @@ def batched_verdict(res: RunResult, tests: list[TestCase], tol: float) -> Option
         if not r.ok or not values_equal(r.value, t.expected, tol):
             return False
     return True
+
+
+def is_slow(prog: Program) -> bool:
+    """A program labelled too slow (Kattis/BAPC ``time_limit_exceeded``, HumanEval+ ``timeout``)."""
+    return str(prog.label or "").upper() in ("TLE", "TIMEOUT", "TIME_LIMIT_EXCEEDED")
 
 
 def sample(progs: list[Program], k: Optional[int], key: str) -> list[Program]:
@@ -231,6 +239,9 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
             else:
                 score.incorrect += 1
                 score.rejected += not accepted
+                if is_slow(prog):
+                    score.slow += 1
+                    score.slow_rejected += not accepted
                 if accepted:
                     score.missed.append(prog.name)
         done += len(chunk)

@@ -18,6 +18,7 @@ from sandbox.errors import UnknownLanguage
 from sandbox.languages import get_language
 from sandbox.models import Checker, CheckerCompare, Compare, Limits
 
+from .constraints import stated_tolerance
 from .entry import ENTRY_RE
 
 
@@ -199,6 +200,9 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     compare = rec.get("compare")
     if compare in ("exact", "whitespace", "float"):
         return compare, float(rec.get("float_tol", tol)), None
+    stated = stated_tolerance(str(rec.get("statement") or ""))
+    if stated is not None:  # "absolute or relative error of at most 10^-6": compare as floats
+        return "float", stated, None
     return "whitespace", tol, None
 
 
@@ -273,7 +277,8 @@ def load_problem(rec: dict[str, Any]) -> Problem:
     compare, tol, unsupported = _compare_of(rec)
     if io == "function":
         atol = rec.get("atol")
-        tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else 1e-6
+        stated = stated_tolerance(str(rec.get("statement") or rec.get("prompt") or ""))
+        tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else (stated or 1e-6)
         compare = "whitespace"
     gold = _programs(rec.get("gold_solutions"))
     if not gold and unsupported is None:

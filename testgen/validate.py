@@ -134,6 +134,7 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         reason = _fn_drop_reason(rows, limit / slack, problem.float_tol) or (None if valid[i] else "validator_rejects")
         if reason:
             out.dropped[reason] += 1
+            c.meta["drop"] = reason
             continue
         c.expected = rows[0].value
         c.gold_time_s = max(r.time_s for r in rows)
@@ -310,6 +311,7 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
             reasons[i] = "validator_rejects"
         if reasons[i]:
             out.dropped[reasons[i]] += 1
+            c.meta["drop"] = reasons[i]
             continue
         c.expected_stdout = expected[i]
         c.gold_time_s = max(r1[p].tests[i].time_s for p in usable)

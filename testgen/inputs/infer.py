@@ -10,7 +10,9 @@ from .dicts import DictSpec
 from .floats import FloatSpec
 from .ints import IntSpec
 from .lists import ListSpec
+from .lists import permutation_base
 from .nones import NoneSpec
+from .records import RecordSpec, looks_like_record
 from .strings import StrSpec
 from .unions import UnionSpec
 
@@ -42,7 +44,12 @@ def infer_spec(values: list[Any], hints: Hints, depth: int = 0) -> Spec:
         elif kind == "float":
             opts.append((FloatSpec.infer([float(x) for x in vals], hints), w))
         elif kind == "str":
-            opts.append((StrSpec.infer(vals, hints), w))
+            spec = StrSpec.infer(vals, hints)
+            if len(vals) >= 3 * len(set(vals)):  # few values, each seen three times or more: a category
+                spec.make_categorical(vals, max_distinct=4)
+            opts.append((spec, w))
+        elif kind == "list" and looks_like_record(vals, min_observations=3 if depth else 5):
+            opts.append((RecordSpec.infer(vals, lambda xs: infer_spec(xs, hints, depth + 1)), w))
         elif kind == "list":
             elems = [e for v in vals for e in v]
             lens = [len(v) for v in vals]
@@ -56,7 +63,7 @@ def infer_spec(values: list[Any], hints: Hints, depth: int = 0) -> Spec:
                         elem.weights.append(1.0)
             min_len = 0 if (min(lens) == 0 or (hints.empty_ok and not hints.non_empty)) else 1
             opts.append((ListSpec(elem=elem, min_len=min_len, max_len=max(max(lens) * 2, 10), obs_lens=lens,
-                                  elem_known=bool(elems)), w))
+                                  elem_known=bool(elems), permutation=permutation_base(vals)), w))
         elif kind == "dict":
             keys = [k for v in vals for k in v.keys()]
             vs = [x for v in vals for x in v.values()]

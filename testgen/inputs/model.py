@@ -21,6 +21,7 @@ class FunctionModel:
     specs: list[Spec]
     seeds: list[list[Any]]
     invariants: Invariants = field(default_factory=Invariants)
+    hints: Hints = field(default_factory=Hints)
 
     @classmethod
     def infer(cls, seeds: list[list[Any]], statement: str = "", entry_point: str = "") -> "FunctionModel":
@@ -43,7 +44,7 @@ class FunctionModel:
                 if name in bounds:
                     apply_bound(specs[i], bounds[name], [s[i] for s in same])
         return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds],
-                   invariants=Invariants.mine(same, arity, statement))
+                   invariants=Invariants.mine(same, arity, statement), hints=hints)
 
     def base(self, rng: random.Random) -> list[Any]:
         pool = [s for s in self.seeds if len(s) == self.arity]

@@ -28,6 +28,14 @@ class StrSpec(Spec):
     token_alphabet: str = ""
     obs: list[str] = field(default_factory=list)
     case_flip: bool = False  # the statement makes case part of the problem: flip letters' case
+    # A category ("M"/"F", "add"/"remove"): the values seen repeat, so only they are drawn.
+    choices: Optional[list[str]] = None
+
+    def make_categorical(self, values: list[str], max_distinct: int) -> None:
+        """Draw only the values seen when they are few and repeat (a category, not free text)."""
+        distinct = list(dict.fromkeys(values))
+        if 1 <= len(distinct) <= max_distinct and len(values) > len(distinct):
+            self.choices = distinct
 
     @classmethod
     def infer(cls, values: list[str], hints: Hints) -> "StrSpec":
@@ -62,6 +70,8 @@ class StrSpec(Spec):
         return "".join(rng.choice(self.token_alphabet) for _ in range(n))
 
     def random(self, rng: random.Random, big: bool = False) -> Any:
+        if self.choices:
+            return rng.choice(self.choices)
         n = rng.randint(self.min_len, self.max_len if not big else max(self.max_len, STRESS_STR // 4))
         if self.sep and rng.random() < 0.8:
             words: list[str] = []
@@ -72,6 +82,8 @@ class StrSpec(Spec):
         return "".join(rng.choice(self.alphabet) for _ in range(n))
 
     def boundary(self) -> list[Any]:
+        if self.choices:
+            return list(self.choices)
         out: list[str] = []
         if self.min_len == 0:
             out.append("")
@@ -80,6 +92,8 @@ class StrSpec(Spec):
         return [s for s in dict.fromkeys(out) if len(s) >= self.min_len]
 
     def special(self, rng: random.Random) -> list[Any]:
+        if self.choices:
+            return []
         a = self.token_alphabet
         w = "".join(rng.choice(a) for _ in range(6))
         out = [a[0] * 10, w + w[::-1], (a[:3] if len(a) >= 3 else a) * 4, "".join(sorted(w)),
@@ -93,13 +107,15 @@ class StrSpec(Spec):
         return [s for s in dict.fromkeys(out) if len(s) >= self.min_len]
 
     def stress(self, rng: random.Random) -> list[Any]:
+        if self.choices:
+            return []
         s = self.random(rng, big=True)
         base = self.obs[-1] if self.obs and self.obs[-1] else self.token_alphabet[:5]
         rep = (base + (self.sep or "")) * max(1, STRESS_STR // max(1, len(base) + 1))
         return [s, rep.rstrip(self.sep or "") if self.sep else rep]
 
     def mutate(self, value: Any, rng: random.Random) -> Any:
-        if not isinstance(value, str):
+        if not isinstance(value, str) or self.choices:
             return self.random(rng)
         s = value
         op = rng.randrange(9 if self.case_flip else 8)
@@ -141,6 +157,8 @@ class StrSpec(Spec):
         return s
 
     def widen(self, value: Any, rng: random.Random) -> list[Any]:
+        if self.choices:
+            return []
         out: list[Any] = [""] if self.min_len >= 1 else []
         if isinstance(value, str) and not self.case_flip and any(c.isalpha() for c in value):
             out.append(value.swapcase())  # the other case, which the seeds never showed
@@ -149,4 +167,4 @@ class StrSpec(Spec):
         return out
 
     def accepts(self, value: Any) -> bool:
-        return isinstance(value, str)
+        return isinstance(value, str) and (not self.choices or value in self.choices)
