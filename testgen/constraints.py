@@ -24,7 +24,9 @@ class Range:
 
     @property
     def is_length(self) -> bool:
-        return bool(re.search(r"\b(letters?|characters?|chars?|long|length)\b", self.context))
+        # the words right after the bound ("at most 100 letters long"), not a later sentence's
+        near = " ".join(self.context.split()[:3])
+        return bool(re.search(r"\b(letters?|characters?|chars?|long|length)\b", near))
 
     @property
     def is_count(self) -> bool:

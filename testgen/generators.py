@@ -118,17 +118,21 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
             if not isinstance(sp, (IntSpec, FloatSpec)) or type(s[i]) not in (int, float):
                 continue
             for j in range(m.arity):
-                nums = _numbers_of(s[j]) if j != i else None
-                if nums is None:
-                    if (i, j) in index_pairs and isinstance(s[j], (list, str)) and isinstance(sp, IntSpec) \
-                            and not sp.stated:
+                if j == i:
+                    continue
+                if (i, j) in index_pairs:  # an index or a count into arg j: 0 and its length
+                    if isinstance(s[j], (list, str)) and isinstance(sp, IntSpec) and not sp.stated:
                         for v in (0, len(s[j])):
                             if v >= sp.lo or (v == 0 and sp.lo <= 1 and not m.hints.positive):
                                 args = list(s)
                                 args[i] = v
                                 out.append(Candidate("relations", args=args, note=f"arg{i}=index {v}"))
                     continue
-                lo_dom = min(min(nums), sp.lo)
+                nums = _numbers_of(s[j])
+                elem = getattr(m.specs[j], "elem", None)
+                if nums is None or not isinstance(elem, (IntSpec, FloatSpec)):
+                    continue
+                lo_dom = min(elem.lo, sp.lo)  # the elements' domain and the number's: the same kind of value
                 srt = sorted(set(nums))
                 vals = [rng.choice(nums), srt[0], srt[-1], srt[0] - 1, srt[-1] + 1]
                 gaps = [(a, b) for a, b in zip(srt, srt[1:]) if b - a > 1 or isinstance(a, float)]
