@@ -78,6 +78,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--mode", choices=("batched", "engine"), default="batched")
     ap.add_argument("--families", help="generator families, comma-separated (default: all but the opt-in widen)")
     ap.add_argument("--json", help="write every number as JSON here")
+    ap.add_argument("--budget-scale", type=float, default=1.0, help="scale every family's candidate budget")
+    ap.add_argument("--no-official", action="store_true",
+                    help="skip judging with the data's own full test suites (slow on stdio-contest)")
     args = ap.parse_args(argv)
 
     # A private sandbox state folder under --out-dir: other processes on a shared machine clean up
@@ -90,6 +93,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         os.environ["CODETEST_STATE_DIR"] = d
 
     from testgen.batch import read_suites, run_batch
+    from testgen.generators import Budget
     from testgen.evaluate import evaluate
     from testgen.pipeline import Settings
     from testgen.problem import iter_records
@@ -107,9 +111,12 @@ def main(argv: Optional[list[str]] = None) -> int:
                 continue
             fams = [f.strip() for f in args.families.split(",")] if args.families else None
             tag = "" if fams is None else "." + "-".join(fams)
+            if args.budget_scale != 1.0 or args.mutants != 40:
+                tag += f".b{args.budget_scale:g}.m{args.mutants}"
             suites = os.path.join(args.out_dir, f"{ds}.seed{args.seed}.max{args.max_tests}{tag}.jsonl")
             t0 = time.monotonic()
-            settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants, families=fams)
+            settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants, families=fams,
+                                budget=Budget().scaled(args.budget_scale))
             summary = run_batch(src, suites, runner, settings, workers=args.workers, limit=args.limit,
                                 progress=sys.stderr.isatty())
             gen_s = time.monotonic() - t0
@@ -128,7 +135,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                            "newly_processed": summary["todo"], "suites_file": suites}
             base_field, full_field = COLUMNS.get(ds, ("seed_tests", None))
             columns = [("own base tests", base_field), ("synthesized", "tests")]
-            if full_field and any(r.get(full_field) for r in records):
+            if full_field and not args.no_official and any(r.get(full_field) for r in records):
                 columns.append(("full labelling suite", full_field))
             for name, fld in columns:
                 t1 = time.monotonic()

@@ -110,6 +110,8 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         # the statement's own examples are valid inputs: a gold must run cleanly on all of them,
         # and return the expected value where the example gives one
         bad_seed = next((i for i, _ in seeds_with_expected if not row[i].ok), None)
+        if bad_seed is not None and row[bad_seed].status == "SE":  # the sandbox's failure, not the gold's
+            raise SandboxFailure(row[bad_seed].error or "sandbox error on a seed example")
         if bad_seed is None:
             bad_seed = next((i for i, exp in expected_of_seed.items()
                              if not values_equal(row[i].value, exp, problem.float_tol)), None)
