@@ -1,6 +1,6 @@
 """Side by side: the problems' own tests vs. our synthesized suites, judged on labelled programs.
 
-    .venv/bin/python bench/testgen_report.py                       # humaneval + stdio-toy, full
+    .venv/bin/python bench/testgen_report.py                       # all four dev sets, full
     .venv/bin/python bench/testgen_report.py --limit 40 --sample 20  # a quick look
     .venv/bin/python bench/testgen_report.py --datasets stdio-toy
 
@@ -29,7 +29,7 @@ sys.path.insert(0, ROOT)
 DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 # dataset -> (the problems' own tests, the full labelling suite once moved aside by testgen)
 COLUMNS = {"humaneval": ("base_tests", None), "stdio-toy": ("seed_tests", "source_tests"),
-           "stdio-bapc": ("sample_tests", "source_tests")}
+           "stdio-bapc": ("sample_tests", "source_tests"), "stdio-contest": ("sample_tests", "source_tests")}
 TRIVIAL = ("compile_error", "load_error")  # rejected by any non-empty suite
 
 
@@ -66,7 +66,7 @@ def _behavioural(rep: Any, records: list[dict[str, Any]], per_label: Optional[in
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", default="humaneval,stdio-toy")
+    ap.add_argument("--datasets", default="humaneval,stdio-bapc,stdio-toy,stdio-contest")
     ap.add_argument("--data-dir", default=DATA)
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "out", "testgen"))
     ap.add_argument("--limit", type=int, help="first N problems of each dataset")
@@ -78,6 +78,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--mode", choices=("batched", "engine"), default="batched")
     ap.add_argument("--families", help="generator families, comma-separated (default: all but the opt-in widen)")
     ap.add_argument("--json", help="write every number as JSON here")
+    ap.add_argument("--budget-scale", type=float, default=1.0, help="scale every family's candidate budget")
+    ap.add_argument("--no-official", action="store_true",
+                    help="skip judging with the data's own full test suites (slow on stdio-contest)")
     args = ap.parse_args(argv)
 
     # A private sandbox state folder under --out-dir: other processes on a shared machine clean up
@@ -90,6 +93,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         os.environ["CODETEST_STATE_DIR"] = d
 
     from testgen.batch import read_suites, run_batch
+    from testgen.generators import Budget
     from testgen.evaluate import evaluate
     from testgen.pipeline import Settings
     from testgen.problem import iter_records
@@ -107,9 +111,12 @@ def main(argv: Optional[list[str]] = None) -> int:
                 continue
             fams = [f.strip() for f in args.families.split(",")] if args.families else None
             tag = "" if fams is None else "." + "-".join(fams)
+            if args.budget_scale != 1.0 or args.mutants != 40:
+                tag += f".b{args.budget_scale:g}.m{args.mutants}"
             suites = os.path.join(args.out_dir, f"{ds}.seed{args.seed}.max{args.max_tests}{tag}.jsonl")
             t0 = time.monotonic()
-            settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants, families=fams)
+            settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants, families=fams,
+                                budget=Budget().scaled(args.budget_scale))
             summary = run_batch(src, suites, runner, settings, workers=args.workers, limit=args.limit,
                                 progress=sys.stderr.isatty())
             gen_s = time.monotonic() - t0
@@ -128,7 +135,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                            "newly_processed": summary["todo"], "suites_file": suites}
             base_field, full_field = COLUMNS.get(ds, ("seed_tests", None))
             columns = [("own base tests", base_field), ("synthesized", "tests")]
-            if full_field and any(r.get(full_field) for r in records):
+            if full_field and not args.no_official and any(r.get(full_field) for r in records):
                 columns.append(("full labelling suite", full_field))
             for name, fld in columns:
                 t1 = time.monotonic()
@@ -147,21 +154,24 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     pct = lambda v: "   -   " if v is None else f"{100 * v:6.2f}%"  # noqa: E731
     print()
-    print(f"{'dataset':<10} {'suite':<21} {'problems':>8} {'tests/pb':>8} {'max':>4} {'TPR':>8} {'TNR':>8} "
-          f"{'TNR-beh':>8} {'rej-all':>8} {'correct':>8} {'incorrect':>9}")
+    print(f"{'dataset':<13} {'suite':<21} {'problems':>8} {'no-suite':>8} {'tests/pb':>8} {'max':>4} {'TPR':>8} "
+          f"{'TNR':>8} {'TNR-beh':>8} {'rej-all':>8} {'TLE-rej':>9} {'correct':>8} {'incorrect':>9}")
     for ds, name, pool, beh, _ in rows:
-        print(f"{ds:<10} {name:<21} {pool['problems']:>8} {pool['tests_per_problem']:>8.1f} {pool['max_tests']:>4} "
+        slow = f"{pool['slow_rejected']}/{pool['slow']}" if pool["slow"] else "-"
+        print(f"{ds:<13} {name:<21} {pool['problems']:>8} {pool['unjudged_problems']:>8} "
+              f"{pool['tests_per_problem']:>8.1f} {pool['max_tests']:>4} "
               f"{pct(pool['tpr']):>8} {pct(pool['tnr']):>8} {pct(beh):>8} {pct(pool['rejects_all_share']):>8} "
-              f"{pool['correct']:>8} {pool['incorrect']:>9}")
+              f"{slow:>9} {pool['correct']:>8} {pool['incorrect']:>9}")
         if name == "synthesized":
             st = results[ds]["testgen_status"]
-            print(f"{'':<10} {'':<21} testgen status {json.dumps(st, sort_keys=True)}, "
+            print(f"{'':<13} {'':<21} testgen status {json.dumps(st, sort_keys=True)}, "
                   f"{results[ds]['testgen_seconds']:.0f}s for {results[ds]['newly_processed']} new problems")
     if "humaneval" in results:
         print("humaneval  full labelling suite: HumanEval+ base+plus tests define the labels: TPR 100%, TNR 100% "
               "(not in the data; its TNR is the target)")
     print("TNR-beh: TNR without programs that fail to compile or load. rej-all: share of problems whose suite "
-          "rejects every incorrect program.")
+          "rejects every incorrect program. no-suite: problems without a suite (empty or failed; their programs "
+          "are in no rate). TLE-rej: programs labelled too slow that the suite rejects.")
     if args.sample is not None or args.limit is not None:
         print(f"(sampled: --limit {args.limit}, --sample {args.sample} programs per label per problem)")
     if args.json:

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .values import canonical_key
+FAMILIES = ("seed", "regular", "boundary", "special", "stress", "mutation", "relations", "structured", "widen",
+            "llm-regular", "llm-corner")
 
-FAMILIES = ("seed", "regular", "boundary", "special", "stress", "mutation", "widen", "llm-regular", "llm-corner")
+
+def canonical_key(value: Any) -> str:
+    """A string that is equal for equal JSON values (bool and int, 1 and 1.0 kept apart)."""
+    return json.dumps(_tag(value), sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def _tag(v: Any) -> Any:
+    if isinstance(v, bool):
+        return ["b", v]
+    if isinstance(v, float):
+        return ["f", repr(v)]
+    if isinstance(v, dict):
+        return {str(k): _tag(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_tag(x) for x in v]
+    return v
 
 
 @dataclass

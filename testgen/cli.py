@@ -97,6 +97,7 @@ def _cmd_testgen(args: argparse.Namespace) -> int:
             return _usage(f"unknown generator families: {', '.join(unknown)}")
     settings = Settings(seed=args.seed, max_tests=args.max_tests, min_tests=args.min_tests, mutants=args.mutants,
                         multiplicity=args.multiplicity, fill=not args.no_fill, slack=args.slack,
+                        stdio_slack=args.stdio_slack,
                         budget=Budget().scaled(args.budget_scale), families=families, llm=llm)
     if args.ray is not None:
         from .distributed import RayUnavailable, connect, run_batch_ray, runner_spec
@@ -243,10 +244,13 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     t.add_argument("--multiplicity", type=int, default=2, help="times each mutant must be exposed (default 2)")
     t.add_argument("--no-fill", action="store_true", help="stop at the mutant cover; do not fill up to --max-tests")
     t.add_argument("--slack", type=float, default=10.0,
-                   help="drop inputs on which a gold solution needs more than 1/SLACK of the time limit")
+                   help="function problems: drop inputs on which a gold needs more than 1/SLACK of the time limit")
+    t.add_argument("--stdio-slack", type=float, default=2.0,
+                   help="stdin problems: the same, for the problem's (jury's) time limit (default 2)")
     t.add_argument("--budget-scale", type=float, default=1.0, help="scale the candidates each family proposes")
     t.add_argument("--families", help="comma-separated generator families (default: all but the opt-in `widen`): "
-                                      "regular,boundary,special,stress,mutation,widen")
+                                      "regular,boundary,special,stress,mutation,relations,"
+                                      "structured,widen")
     t.add_argument("--seed", type=int, default=0, help="random seed (same seed, same suites)")
     t.add_argument("--limit", type=int, help="only the first N problems of the file")
     t.add_argument("--only", action="append", metavar="ID", help="only this problem id (repeatable)")

@@ -24,7 +24,9 @@ class Range:
 
     @property
     def is_length(self) -> bool:
-        return bool(re.search(r"\b(letters?|characters?|chars?|long|length)\b", self.context))
+        # the words right after the bound ("at most 100 letters long"), not a later sentence's
+        near = " ".join(self.context.split()[:3])
+        return bool(re.search(r"\b(letters?|characters?|chars?|long|length)\b", near))
 
     @property
     def is_count(self) -> bool:
@@ -115,3 +117,21 @@ def alphabet_hint(text: str) -> Optional[str]:
 
 def says_no_input(text: str) -> bool:
     return bool(re.search(r"(there is|there's)\s+no\s+input|no input\b|input is empty", normalize(text).lower()))
+
+
+_TOL = re.compile(r"(absolute|relative)\s+(or|and|/)?\s*(relative|absolute)?\s*(error|difference|precision)"
+                  r"[^.]{0,80}?(10\s*\^\s*\{?\s*-\s*(\d+)\s*\}?|1e-(\d+))", re.I | re.S)
+
+
+def stated_tolerance(text: str) -> Optional[float]:
+    """The output tolerance a statement grants ("an absolute or relative error of at most
+    $10^{-6}$", "within 1e-4 absolute error"), or None when it states none."""
+    t = text.replace("$", " ").replace("\\", " ")
+    m = _TOL.search(t)
+    if not m:
+        return None
+    exp = m.group(6) or m.group(7)
+    try:
+        return 10.0 ** -int(exp)
+    except (TypeError, ValueError):
+        return None

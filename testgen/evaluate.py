@@ -5,7 +5,9 @@
 * rejects-all: share of problems (with at least one incorrect program) whose suite rejects
   every incorrect program.
 Reported per problem and pooled over all programs. Programs in languages the sandbox does
-not have are skipped and counted; a sandbox error (SE) is neither accept nor reject.
+not have are skipped and counted; a sandbox error (SE) is neither accept nor reject. A
+problem without a suite (empty, or synthesis failed) judges nothing: it is reported apart
+(``unjudged``) and its programs count neither as accepted nor as rejected.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ class ProblemScore:
     false_rejects: list[str] = field(default_factory=list)  # names of correct programs the suite failed
     missed: list[str] = field(default_factory=list)  # names of incorrect programs it accepted
     note: Optional[str] = None
+    slow: int = 0  # incorrect programs labelled TLE (too slow), judged
+    slow_rejected: int = 0
+    judged: bool = True  # False: no suite (empty or failed); its programs are in no rate
+    unjudged_programs: int = 0
 
     @property
     def tpr(self) -> Optional[float]:
@@ -62,14 +68,18 @@ class Report:
         i = sum(p.incorrect for p in self.problems)
         r = sum(p.rejected for p in self.problems)
         with_inc = [p for p in self.problems if p.incorrect]
-        tests = [p.tests for p in self.problems]
+        tests = [p.tests for p in self.problems if p.judged]
+        unjudged = [p for p in self.problems if not p.judged]
         return {
             "problems": len(self.problems), "correct": c, "accepted": a, "incorrect": i, "rejected": r,
             "tpr": a / c if c else None, "tnr": r / i if i else None,
             "rejects_all_share": (sum(1 for p in with_inc if p.rejects_all) / len(with_inc)) if with_inc else None,
             "problems_with_incorrect": len(with_inc),
             "tests_per_problem": (sum(tests) / len(tests)) if tests else 0.0, "max_tests": max(tests, default=0),
+            "slow": sum(p.slow for p in self.problems), "slow_rejected": sum(p.slow_rejected for p in self.problems),
             "skipped": sum(p.skipped for p in self.problems), "errors": sum(p.errors for p in self.problems),
+            "unjudged_problems": len(unjudged), "unjudged_programs": sum(p.unjudged_programs for p in unjudged),
+            "unjudged": {p.id: p.note for p in unjudged},
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -93,9 +103,10 @@ def suite_tests(rec: dict[str, Any], field_name: str = "tests") -> list[TestCase
 def judge_request(problem: Problem, prog: Program, tests: list[TestCase]) -> RunRequest:
     """The request that judges ``prog`` on ``tests`` the way the problem's judge would."""
     fn = bool(tests) and tests[0].is_function
-    return RunRequest(language=prog.language, code=prog.code, tests=tests, limits=problem.limits,
+    code, entry = problem.runnable(prog.code) if fn else (prog.code, None)
+    return RunRequest(language=prog.language, code=code, tests=tests, limits=problem.limits,
                       compare=problem.compare if not fn else "whitespace", float_tol=problem.float_tol,
-                      entry_point=problem.entry_point if fn else None, stop_on_first_failure=True)
+                      entry_point=entry, stop_on_first_failure=True)
 
 
 def batched_request(problem: Problem, prog: Program, tests: list[TestCase]) -> RunRequest:
@@ -104,7 +115,7 @@ def batched_request(problem: Problem, prog: Program, tests: list[TestCase]) -> R
     lim = problem.limits
     n = len(tests)
     cpu = min(60.0, max(10.0, lim.time_s * n / 2))
-    return RunRequest(language="python", code=driver_source(prog.code, problem.entry_point or ""),
+    return RunRequest(language="python", code=driver_source(*problem.runnable(prog.code)),
                       tests=[TestCase(stdin=job_stdin([t.args or [] for t in tests], lim.time_s, stop_on_error=True))],
                       limits=Limits(time_s=cpu, wall_time_s=min(120.0, cpu * 2 + 5), memory_mb=lim.memory_mb,
                                     output_kb=32768, processes=lim.processes))
@@ -124,6 +135,11 @@ def batched_verdict(res: RunResult, tests: list[TestCase], tol: float) -> Option
         if not r.ok or not values_equal(r.value, t.expected, tol):
             return False
     return True
+
+
+def is_slow(prog: Program) -> bool:
+    """A program labelled too slow (Kattis/BAPC ``time_limit_exceeded``, HumanEval+ ``timeout``)."""
+    return str(prog.label or "").upper() in ("TLE", "TIMEOUT", "TIME_LIMIT_EXCEEDED")
 
 
 def sample(progs: list[Program], k: Optional[int], key: str) -> list[Program]:
@@ -154,13 +170,16 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
         try:
             problem = load_problem(rec)
         except ProblemError as e:
-            score.note = f"problem not usable: {e}"
+            score.note, score.judged = f"problem not usable: {e}", False
             continue
         if problem.unsupported:
-            score.note = problem.unsupported
+            score.note, score.judged = problem.unsupported, False
             continue
         if not tests:
-            score.note = "empty suite: accepts everything"
+            status = (rec.get("testgen") or {}).get("status") if tests_field == "tests" else None
+            reason = (rec.get("testgen") or {}).get("reason") if status not in (None, "ok") else None
+            score.judged = False
+            score.note = f"no suite (testgen {status}: {reason})" if reason else "empty suite: not judged"
         labelled = (solutions or {}).get(pid) or {"correct": problem.heldout_correct,
                                                    "incorrect": problem.heldout_incorrect}
         for label in ("correct", "incorrect"):
@@ -168,13 +187,8 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
                 if langs and prog.language not in langs:
                     score.skipped += 1
                     continue
-                if not tests:
-                    if label == "correct":
-                        score.correct += 1
-                        score.accepted += 1
-                    else:
-                        score.incorrect += 1
-                        score.missed.append(prog.name)
+                if not tests:  # an empty suite accepts nothing and rejects nothing: not a rate
+                    score.unjudged_programs += 1
                     continue
                 try:
                     if mode == "batched" and problem.is_function and prog.language == "python" and tests[0].is_function:
@@ -225,6 +239,9 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
             else:
                 score.incorrect += 1
                 score.rejected += not accepted
+                if is_slow(prog):
+                    score.slow += 1
+                    score.slow_rejected += not accepted
                 if accepted:
                     score.missed.append(prog.name)
         done += len(chunk)
@@ -295,6 +312,9 @@ def format_report(rep: Report, title: str = "", per_problem: bool = True) -> str
                  f" rejects-all {fmt(pool['rejects_all_share'])} of {pool['problems_with_incorrect']},"
                  f" tests/problem {pool['tests_per_problem']:.1f} (max {pool['max_tests']}),"
                  f" skipped {pool['skipped']}, sandbox errors {pool['errors']}")
+    if pool["unjudged_problems"]:
+        lines.append(f"not judged (no suite): {pool['unjudged_problems']} problems, {pool['unjudged_programs']} programs: "
+                     + ", ".join(sorted(pool["unjudged"])))
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .candidates import Candidate
-from .fmodel import FunctionModel, size_ok
+from .inputs import FloatSpec, FunctionModel, IntSpec, size_ok
 from .rng import stream
 from .smodel import StdioModel
 
@@ -28,10 +28,13 @@ class Budget:
     stress: int = 10
     mutation: int = 100
     widen: int = 30
+    relations: int = 30
+    structured: int = 40
 
     def scaled(self, factor: float) -> "Budget":
         return Budget(*(max(1, int(getattr(self, f) * factor)) for f in ("regular", "boundary", "special", "stress",
-                                                                           "mutation", "widen")))
+                                                                           "mutation", "widen", "relations",
+                                                                           "structured")))
 
 
 # ---------------------------------------------------------------- function-call problems
@@ -96,6 +99,56 @@ def f_mutation(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:
     return out
 
 
+def _numbers_of(v: Any) -> Optional[list[Any]]:
+    if isinstance(v, list) and v and all(type(x) in (int, float) for x in v):
+        return v
+    return None
+
+
+def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:
+    """Values on both sides of the seeds, inside the domain: a number searched in (compared with)
+    a list of numbers gets a value equal to an element, below all, above all and between two
+    (absent); an int that indexes a list gets 0 and the list's length. The number and the list's
+    elements share a domain, so these stay inside what the problem admits."""
+    out: list[Candidate] = []
+    pool = [s for s in m.seeds if len(s) == m.arity]
+    index_pairs = set(m.invariants.index_of)
+    for s in pool:
+        for i, sp in enumerate(m.specs):
+            if not isinstance(sp, (IntSpec, FloatSpec)) or type(s[i]) not in (int, float):
+                continue
+            for j in range(m.arity):
+                if j == i:
+                    continue
+                if (i, j) in index_pairs:  # an index or a count into arg j: 0 and its length
+                    if isinstance(s[j], (list, str)) and isinstance(sp, IntSpec) and not sp.stated:
+                        for v in (0, len(s[j])):
+                            if v >= sp.lo or (v == 0 and sp.lo <= 1 and not m.hints.positive):
+                                args = list(s)
+                                args[i] = v
+                                out.append(Candidate("relations", args=args, note=f"arg{i}=index {v}"))
+                    continue
+                nums = _numbers_of(s[j])
+                elem = getattr(m.specs[j], "elem", None)
+                if nums is None or not isinstance(elem, (IntSpec, FloatSpec)):
+                    continue
+                lo_dom = min(elem.lo, sp.lo)  # the elements' domain and the number's: the same kind of value
+                srt = sorted(set(nums))
+                vals = [rng.choice(nums), srt[0], srt[-1], srt[0] - 1, srt[-1] + 1]
+                gaps = [(a, b) for a, b in zip(srt, srt[1:]) if b - a > 1 or isinstance(a, float)]
+                if gaps:
+                    a, b = rng.choice(gaps)
+                    vals.append((a + b) // 2 if isinstance(sp, IntSpec) else (a + b) / 2)
+                for v in vals:
+                    if v < lo_dom:
+                        continue
+                    args = list(s)
+                    args[i] = int(v) if isinstance(sp, IntSpec) else float(v)
+                    out.append(Candidate("relations", args=args, note=f"arg{i} vs arg{j}"))
+    rng.shuffle(out)
+    return out[:n]
+
+
 def f_widen(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:
     """Seeds with one argument pushed just outside the seen domain (negative, zero, empty)."""
     out: list[Candidate] = []
@@ -117,7 +170,7 @@ OPT_IN = ("widen",)
 
 FUNCTION_FAMILIES: dict[str, Callable[[FunctionModel, random.Random, int], list[Candidate]]] = {
     "regular": f_regular, "boundary": f_boundary, "special": f_special, "stress": f_stress,
-    "mutation": f_mutation, "widen": f_widen,
+    "mutation": f_mutation, "relations": f_relations, "widen": f_widen,
 }
 
 
@@ -131,7 +184,7 @@ def s_family(kind: str) -> Callable[[StdioModel, random.Random, int], list[Candi
     return gen
 
 
-STDIO_FAMILIES = {k: s_family(k) for k in ("regular", "boundary", "special", "stress", "mutation")}
+STDIO_FAMILIES = {k: s_family(k) for k in ("regular", "boundary", "special", "stress", "mutation", "structured")}
 
 
 def generate(problem_io: str, model: Any, seeds: list[dict[str, Any]], seed: int, pid: str,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .candidates import dedupe
-from .fmodel import FunctionModel
+from .inputs import FunctionModel
 from .generators import Budget, generate
 from .problem import ProblemError, load_problem
 from .runner import Runner
@@ -31,7 +31,10 @@ class Settings:
     mutants: int = 40
     multiplicity: int = 2
     fill: bool = True
-    slack: float = 10.0
+    slack: float = 10.0  # function problems: every gold within 1/slack of the time limit
+    # stdin problems: the stated limit is the jury's (a few times their slowest solution), so an
+    # input every gold runs within half of it is fair; stress inputs need that room to exist at all
+    stdio_slack: float = 2.0
     budget: Budget = field(default_factory=Budget)
     families: Optional[list[str]] = None
     llm: Any = None  # testgen.llm.LLMConfig, when an endpoint is configured
@@ -39,6 +42,7 @@ class Settings:
     def to_json(self) -> dict[str, Any]:
         return {"seed": self.seed, "max_tests": self.max_tests, "min_tests": self.min_tests, "mutants": self.mutants,
                 "multiplicity": self.multiplicity, "fill": self.fill, "slack": self.slack,
+                "stdio_slack": self.stdio_slack,
                 "llm": bool(self.llm)}
 
 
@@ -48,6 +52,37 @@ def _describe_model(model: Any) -> str:
     if isinstance(model, StdioModel):
         return f"stdio:{model.shape}"
     return "none"
+
+
+# A family whose inputs make two golds disagree this often is generating outside the problem's
+# domain (or where the answer is not unique); what survived of it got lucky, and other correct
+# programs need not agree as the golds did. Its inputs are left out: when unsure, narrow. Not
+# with an input validator: its inputs are in the domain by definition.
+QUARANTINE_SHARE = 0.3
+QUARANTINE_MIN = 5
+OUT_OF_DOMAIN = ("gold_disagree",)
+
+
+def quarantine(cands: list[Any], kept: list[Any], n_gold: int, has_validator: bool = False
+               ) -> tuple[list[Any], dict[str, str]]:
+    """Kept candidates without the families that look out of domain, and why each was left out."""
+    if n_gold < 2 or has_validator:
+        return kept, {}
+    tried: Counter = Counter()
+    bad: Counter = Counter()
+    for c in cands:
+        if c.family == "seed":
+            continue
+        tried[c.family] += 1
+        reason = c.meta.get("drop")
+        if reason in OUT_OF_DOMAIN:
+            bad[c.family] += 1
+    out: dict[str, str] = {}
+    for fam, n in tried.items():
+        if n >= QUARANTINE_MIN and bad[fam] / n > QUARANTINE_SHARE:
+            out[fam] = (f"{bad[fam]} of {n} inputs made the golds disagree: out of the problem's domain "
+                        f"or several right answers; its other inputs are not used")
+    return [c for c in kept if c.family not in out], out
 
 
 def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[str, Any]:
@@ -123,7 +158,8 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     if dup:
         dropped["duplicate"] = dup
     val: Validated = (validate_function if problem.is_function else validate_stdio)(problem, cands, runner,
-                                                                                     st.slack)
+                                                                                     st.slack if problem.is_function
+                                                                                     else st.stdio_slack)
     dropped.update(val.dropped)
     stats["gold"] = [vars(g) for g in val.gold]
     if val.notes:
@@ -131,7 +167,10 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     if val.error:
         stats["dropped"] = dict(dropped)
         raise ProblemError(val.error)
-    kept = val.kept
+    kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold), bool(problem.validators))
+    if narrowed:
+        stats["narrowed"] = narrowed
+        dropped["quarantined"] += len(val.kept) - len(kept)
     stats["kept"] = len(kept)
     km = kill_matrix(problem, val.usable_gold, kept, runner, st.mutants, st.seed)
     chosen = greedy_cover(kept, km.kills, st.max_tests, st.multiplicity, st.fill)

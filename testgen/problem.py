@@ -14,7 +14,12 @@ from typing import Any, Iterator, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandbox.errors import UnknownLanguage
+from sandbox.languages import get_language
 from sandbox.models import Checker, CheckerCompare, Compare, Limits
+
+from .constraints import stated_tolerance
+from .entry import ENTRY_RE
 
 
 class ProblemError(ValueError):
@@ -61,22 +66,30 @@ class Problem(BaseModel):
     def is_function(self) -> bool:
         return self.io == "function"
 
+    def runnable(self, code: str) -> tuple[str, str]:
+        """(source, function name) to run a function-call program (``Solution.twoSum`` wrapped)."""
+        from .entry import runnable
+
+        return runnable(code, self.entry_point or "")
+
     @property
     def has_checker(self) -> bool:
         return isinstance(self.compare, CheckerCompare)
 
 
-# Languages in the data that the sandbox may know under another name.
-_LANGUAGE_ALIASES = {"python3": "python", "py": "python", "c++": "cpp", "cc": "cpp", "js": "javascript",
-                     "node": "javascript"}
 _EXT_LANGUAGE = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c": "c", ".java": "java",
                  ".js": "javascript"}
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[ \t]*$', re.M)
 
 
 def normalize_language(lang: str) -> str:
+    """The sandbox's name for a language (its alias table: python3 -> python, c++ -> cpp, ...);
+    a name the sandbox does not know stays as it is (the program is then skipped as unsupported)."""
     lang = (lang or "").strip().lower()
-    return _LANGUAGE_ALIASES.get(lang, lang)
+    try:
+        return get_language(lang).name
+    except UnknownLanguage:
+        return lang
 
 
 def inline_includes(source: str, files: dict[str, str], _depth: int = 0) -> str:
@@ -187,6 +200,9 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     compare = rec.get("compare")
     if compare in ("exact", "whitespace", "float"):
         return compare, float(rec.get("float_tol", tol)), None
+    stated = stated_tolerance(str(rec.get("statement") or ""))
+    if stated is not None:  # "absolute or relative error of at most 10^-6": compare as floats
+        return "float", stated, None
     return "whitespace", tol, None
 
 
@@ -256,12 +272,13 @@ def load_problem(rec: dict[str, Any]) -> Problem:
     if io not in ("stdio", "function"):
         raise ProblemError(f"unknown io {io!r}")
     entry = rec.get("entry_point")
-    if io == "function" and not (isinstance(entry, str) and re.fullmatch(r"[A-Za-z_]\w*", entry)):
-        raise ProblemError("function problem without a valid entry_point")
+    if io == "function" and not (isinstance(entry, str) and ENTRY_RE.match(entry)):
+        raise ProblemError("function problem without a valid entry_point (a name, or Class.method)")
     compare, tol, unsupported = _compare_of(rec)
     if io == "function":
         atol = rec.get("atol")
-        tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else 1e-6
+        stated = stated_tolerance(str(rec.get("statement") or rec.get("prompt") or ""))
+        tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else (stated or 1e-6)
         compare = "whitespace"
     gold = _programs(rec.get("gold_solutions"))
     if not gold and unsupported is None:

@@ -3,8 +3,8 @@
 Everything testgen runs (gold solutions, mutants, validators, checkers, LLM-written
 generators, held-out submissions) goes through a ``Runner``: a batch of ``RunRequest``s
 in, a batch of ``RunResult``s out. ``LocalRunner`` wraps an in-process ``sandbox.Sandbox``;
-``HttpRunner`` talks to a running ``codetest serve`` over ``POST /v1/run``. Nothing else in
-testgen starts a process.
+``HttpRunner`` talks to a running ``codetest serve`` over ``POST /v1/run`` through the client
+SDK. Nothing else in testgen starts a process.
 """
 
 from __future__ import annotations
@@ -53,24 +53,24 @@ class LocalRunner:
 
 
 class HttpRunner:
-    """A remote ``codetest serve``; requests go out in parallel, at most ``parallel`` at once."""
+    """A remote ``codetest serve`` through the client SDK (``client.Client``): a busy service
+    (429, 503 with Retry-After) or a dropped connection is retried with backoff, so it is not
+    recorded as a sandbox error. Requests go out in parallel, at most ``parallel`` at once."""
 
-    def __init__(self, base_url: str, api_key: Optional[str] = None, parallel: int = 4, timeout_s: float = 600):
-        import httpx
+    def __init__(self, base_url: str, api_key: Optional[str] = None, parallel: int = 4, timeout_s: float = 600,
+                 max_retries: int = 5):
+        from client import Client
 
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s)
+        self.client = Client(base_url.rstrip("/"), api_key=api_key, timeout_s=timeout_s,
+                             max_concurrency=max(1, parallel), max_retries=max_retries)
         self.pool = ThreadPoolExecutor(max_workers=max(1, parallel))
         self._langs: Optional[set[str]] = None
 
     def _one(self, req: RunRequest) -> Outcome:
         try:
-            r = self.client.post("/v1/run", content=req.model_dump_json(exclude_none=True),
-                                 headers={"content-type": "application/json"})
-            if r.status_code != 200:
-                return RuntimeError(f"HTTP {r.status_code}: {r.text[:500]}")
-            return RunResult.model_validate(r.json())
-        except Exception as e:  # transport errors are this request's outcome, not a crash
+            body = self.client.request("POST", "/v1/run", req.model_dump(mode="json", exclude_none=True))
+            return RunResult.model_validate(body)
+        except Exception as e:  # what is left after the retries is this request's outcome, not a crash
             return e
 
     def run_many(self, reqs: list[RunRequest]) -> list[Outcome]:
@@ -79,7 +79,7 @@ class HttpRunner:
     def languages(self) -> set[str]:
         if self._langs is None:
             try:
-                self._langs = set(self.client.get("/healthz").json().get("languages", {}))
+                self._langs = set(self.client.health().get("languages", {}))
             except Exception:
                 self._langs = set()
         return self._langs

@@ -22,7 +22,8 @@ from .problem import Problem, Program
 from .runner import Runner
 
 # Ties go to the families least likely to stray outside the input contract.
-FAMILY_RANK = {"seed": 0, "mutation": 1, "llm-regular": 2, "boundary": 3, "regular": 4, "special": 5,
+FAMILY_RANK = {"seed": 0, "mutation": 1, "llm-regular": 2, "relations": 3, "structured": 3, "boundary": 3, "regular": 4,
+               "special": 5,
                "llm-corner": 6, "stress": 7, "widen": 8}
 
 
@@ -67,7 +68,7 @@ def kill_matrix(problem: Problem, golds: list[Program], cands: list[Candidate], 
         # chunk after a few timeouts: mutants that loop forever would otherwise cost minutes.
         slowest = max((c.gold_time_s for c in cands), default=0.0)
         tight = min(problem.limits.time_s, max(0.2, 4 * slowest + 0.05))
-        res = call_function(runner, [FnProgram(m.code, problem.entry_point) for m in ms],
+        res = call_function(runner, [FnProgram(*problem.runnable(m.code)) for m in ms],
                             [c.args for c in cands], problem.limits, chunk=100, call_time_s=tight,
                             max_timeouts=2)  # type: ignore[misc]
         for mi, row in enumerate(res):
@@ -120,6 +121,9 @@ def _tiebreak(c: Candidate) -> tuple[int, int]:
     return (FAMILY_RANK.get(c.family, 9), c.size())
 
 
+STRESS_KEEP = 2
+
+
 def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, multiplicity: int = 2,
                  fill: bool = True) -> list[int]:
     """Indices of the chosen candidates, in order of choice."""
@@ -149,15 +153,21 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
         for m in kills[best]:
             if need.get(m, 0) > 0:
                 need[m] -= 1
-    if not fill:
-        return chosen
-    # the problem's own examples next, then one of each family in turn
+    # the problem's own examples, always (never worse than the samples), even past max_tests
     for i in order:
-        if len(chosen) >= max_tests:
-            break
         if not taken[i] and cands[i].family == "seed":
             taken[i] = True
             chosen.append(i)
+    if not fill:
+        return chosen
+    # the largest stress inputs next: their purpose is to make a slow solution time out
+    stress = sorted((i for i in range(n) if not taken[i] and cands[i].family == "stress"),
+                    key=lambda i: -cands[i].size())
+    for i in stress[:STRESS_KEEP]:
+        if len(chosen) >= max_tests:
+            break
+        taken[i] = True
+        chosen.append(i)
     by_family: dict[str, list[int]] = {}
     for i in order:
         if not taken[i]:

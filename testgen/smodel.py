@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .constraints import Range, alphabet_hint, extract, says_no_input
+from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
+SMALL_ROWS = 1000  # rows of the non-stress families
 _INT = re.compile(r"-?\d+\Z")
 _FLOAT = re.compile(r"-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)\Z")
 
@@ -136,6 +138,8 @@ class StdioModel:
     count_hi: int = 10
     seeds: list[list[list[str]]] = field(default_factory=list)
     token_slots: dict[str, Slot] = field(default_factory=dict)
+    count_offset: int = 0  # counted: rows = header[count_at] + count_offset (a tree: n, then n-1 edges)
+    structure: Structure = field(default_factory=Structure)
 
     # ------------------------------------------------------------------ inference
 
@@ -153,6 +157,9 @@ class StdioModel:
         m = (_try_fixed(toks) or _try_counted(toks) or _try_list(toks) or _try_repeat(toks)
              or cls(shape="tokens"))
         m.seeds = toks
+        if m.shape == "counted":
+            m.structure = detect([t[0] for t in toks], [t[1:] for t in toks], tuple(sl.kind for sl in m.row),
+                                 statement, m.count_at)
         m._fit(ranges, alpha)
         return m
 
@@ -166,7 +173,7 @@ class StdioModel:
         """Domains: statement ranges that contain what the samples show, else the samples widened."""
         counts_obs: list[int] = []
         if self.shape == "counted":
-            counts_obs = [len(t) - 1 for t in self.seeds]
+            counts_obs = [len(t) - 1 - self.count_offset for t in self.seeds]
         elif self.shape == "list":
             counts_obs = [len(t[1]) if len(t) > 1 else 0 for t in self.seeds]
         elif self.shape == "repeat":
@@ -218,11 +225,16 @@ class StdioModel:
         lo, hi = self.count_lo, self.count_hi
         per_row = max(1, len(self.row) if self.row else 1)
         hi_cap = max(lo, min(hi, MAX_INPUT_TOKENS // per_row))
-        if kind == "stress":
-            return hi_cap
+        if kind == "stress":  # a ladder down from the maximum: validation keeps what every gold runs in time
+            return max(lo, [hi_cap, hi_cap // 2, hi_cap // 10, hi_cap // 100, min(hi_cap, 1000)][i % 5])
+        if kind == "structured":
+            return rng.randint(lo, max(lo, min(hi_cap, [10, 100, 2000][i % 3])))
+        # maximum sizes are the stress family's job; the others stay small enough to generate,
+        # validate and judge quickly (the largest count boundary lives in the stress ladder)
+        small = max(lo, min(hi_cap, SMALL_ROWS))
         if kind == "boundary":
-            return [lo, hi_cap, min(lo + 1, hi_cap), max(lo, hi_cap - 1)][i % 4]
-        return rng.randint(lo, max(lo, min(hi_cap, max(lo, 20) if kind == "regular" else hi_cap)))
+            return [lo, small, min(lo + 1, hi_cap), max(lo, small - 1)][i % 4]
+        return rng.randint(lo, max(lo, min(small, max(lo, 20) if kind == "regular" else small)))
 
     def _value(self, sl: Slot, kind: str, rng: random.Random, i: int, j: int) -> Any:
         if kind == "boundary":
@@ -252,6 +264,16 @@ class StdioModel:
             header = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
             return self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)])
         n = self._count(kind, rng, i)
+        if self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None):
+            return self._structured(kind, rng, i, n)
+        if self.shape == "counted" and self.count_offset:
+            n = max(n, -self.count_offset)
+            rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)]
+                    for _ in range(n + self.count_offset)]
+            head = [sl.fmt(self._value(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
+            assert self.count_at is not None
+            head[self.count_at] = str(n)
+            return self._render([head] + [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows])
         if self.shape in ("counted", "repeat"):
             rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)] for _ in range(n)]
             if kind == "special" and rows and i % 3 == 1:
@@ -276,6 +298,74 @@ class StdioModel:
         head[self.count_at] = str(n)
         return self._render([head] + body)
 
+    def _structured(self, kind: str, rng: random.Random, i: int, n: int) -> Optional[str]:
+        """A counted layout whose rows are a tree, a graph, labels in 1..n or a grid (``structures.py``)."""
+        st = self.structure
+        assert self.count_at is not None
+        head_slots = self.lines[0]
+        head: list[Any] = [self._value(sl, kind, rng, i, j) for j, sl in enumerate(head_slots)]
+        head[self.count_at] = n
+        n_rows = n + self.count_offset
+        if n_rows < 0:
+            return None
+        node_col = st.node_col
+        if st.graph and node_col is not None and node_col != self.count_at:
+            # nodes and edges are both header values: nodes first, then as many edges as fit
+            nodes = int(head[node_col])
+            if kind == "stress":
+                nodes = int(head_slots[node_col].hi) if head_slots[node_col].hi <= n_rows + 1 else max(
+                    2, min(int(head_slots[node_col].hi), n_rows // 2 + 1))
+            nodes = max(2, nodes)
+            if st.connected and n_rows < nodes - 1:
+                nodes = n_rows + 1
+            if st.simple:
+                n_rows = min(n_rows, nodes * (nodes - 1) // 2)
+            if not head_slots[node_col].lo <= nodes <= head_slots[node_col].hi:
+                return None
+            head[node_col] = nodes
+            head[self.count_at] = n_rows - self.count_offset
+        width = None
+        if st.width_of is not None:
+            width = int(head[st.width_of])
+            wslot = head_slots[st.width_of]
+            if kind == "stress":  # a square-ish grid within the token budget
+                side = max(1, int((MAX_INPUT_TOKENS * 4) ** 0.5) // (1 + i % 3))
+                n_rows = min(n_rows, side)
+                width = max(int(wslot.lo), min(int(wslot.hi), side))
+                head[self.count_at] = n_rows - self.count_offset
+            width = max(int(wslot.lo), min(int(wslot.hi), width))
+            head[st.width_of] = width
+        rows: list[list[Any]] = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)]
+                                 for _ in range(n_rows)]
+        if width is not None:
+            cell = self.row[0]
+            special = kind == "special" and i % 2 == 0
+            fill = rng.choice(cell.alphabet)
+            for r in rows:
+                r[0] = fill * width if special else "".join(rng.choice(cell.alphabet) for _ in range(width))
+        if st.graph and node_col is not None:
+            nodes = int(head[node_col])
+            shape = TREE_SHAPES[i % len(TREE_SHAPES)] if kind in ("stress", "special", "structured") else \
+                rng.choice(TREE_SHAPES)
+            if st.graph == "tree":
+                edges: Optional[list[tuple[int, int]]] = tree_edges(nodes, shape, rng)[:n_rows]
+            else:
+                edges = graph_edges(nodes, n_rows, st, rng, shape)
+            if edges is None or len(edges) != n_rows:
+                return None
+            a, b = st.ends
+            for r, (u, v) in zip(rows, edges):
+                r[a], r[b] = u - 1 + st.base, v - 1 + st.base
+        for c, j in st.labels.items():
+            if st.graph and c in st.ends:
+                continue
+            bound = int(head[j])
+            for r in rows:
+                r[c] = rng.randint(st.base, bound - 1 + st.base)
+        lines = [[sl.fmt(v) for sl, v in zip(head_slots, head)]]
+        lines += [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
+        return self._render(lines)
+
     def _mutate(self, rng: random.Random) -> Optional[str]:
         if not self.seeds:
             return None
@@ -284,6 +374,19 @@ class StdioModel:
             start = 1 if self.shape == "counted" else 0
             body = seed[start:]
             op = rng.randrange(4)
+            st = self.structure
+            if st.labels or st.width_of is not None or self.count_offset:
+                # rows are a tree, a graph or a grid: only reorder rows or change the free columns
+                op = 2 if rng.random() < 0.5 else 3
+                free = [j for j in range(len(self.row)) if j not in st.labels and st.width_of is None]
+                if op == 3 and not free:
+                    op = 2
+                if op == 3:
+                    for r in body:
+                        for j in free:
+                            if j < len(r) and rng.random() < 0.3:
+                                r[j] = self.row[j].fmt(self.row[j].mutate(_parse(r[j], self.row[j].kind), rng))
+                    return self._render([seed[0]] + body)
             if op == 0 and len(body) > self.count_lo:
                 del body[rng.randrange(len(body))]
             elif op == 1 and len(body) < self.count_hi:
@@ -382,13 +485,17 @@ def _try_counted(toks: list[list[list[str]]]) -> Optional[StdioModel]:
     for k in range(width):
         if token_kind(toks[0][0][k]) != "int":
             continue
-        if all(int(t[0][k]) == len(t) - 1 for t in toks):
-            rows = [r for t in toks for r in t[1:]]
-            if rows and not _rows_uniform(rows):
-                return None
-            m = StdioModel(shape="counted", lines=[_slots_from_rows([t[0] for t in toks])], count_at=k)
-            m.row = _slots_from_rows(rows) if rows else [Slot(kind="int", obs=[0])]
-            return m
+        for off in (0, -1):  # N rows, or N-1 rows (the edges of a tree on N nodes)
+            if all(int(t[0][k]) + off == len(t) - 1 for t in toks):
+                rows = [r for t in toks for r in t[1:]]
+                if rows and not _rows_uniform(rows):
+                    return None
+                if not rows and off:
+                    continue
+                m = StdioModel(shape="counted", lines=[_slots_from_rows([t[0] for t in toks])], count_at=k,
+                               count_offset=off)
+                m.row = _slots_from_rows(rows) if rows else [Slot(kind="int", obs=[0])]
+                return m
     return None
 
 
@@ -456,8 +563,10 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
         named = [r for r in fits if r.name] or fits
         pick = min(named, key=lambda r: r.hi) if named else None  # type: ignore[arg-type,return-value]
     else:
+        # the narrowest stated range that holds every sample value: when unsure which variable a
+        # token is, narrow (a wider one may belong to another variable)
         pool = [r for r in fits if not r.is_count] or fits
-        pick = max(pool, key=lambda r: (r.hi - r.lo)) if pool else None  # type: ignore[operator]
+        pick = min(pool, key=lambda r: (r.hi - r.lo)) if pool else None  # type: ignore[operator]
     if pick is not None:
         sl.lo, sl.hi = float(pick.lo), float(pick.hi)  # type: ignore[arg-type]
     else:

@@ -25,11 +25,10 @@ from typing import Any, Optional
 from sandbox.compare import compare_output, values_equal
 from sandbox.models import Limits, RunRequest, RunResult, TestCase, Verdict
 
-from .candidates import Candidate
+from .candidates import Candidate, canonical_key
 from .execute import FnProgram, StdioProgram, call_function, run_stdio
 from .harness import CallResult
 from .problem import Problem, Program
-from .values import canonical_key
 from .runner import Runner, failed_result
 
 
@@ -98,7 +97,7 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     seed_expected = {canonical_key(s["args"]): s["expected"] for s in problem.seeds if "expected" in s}
     seeds_with_expected = [(i, c) for i, c in enumerate(cands) if c.family == "seed"]
     expected_of_seed = {i: seed_expected[c.key] for i, c in seeds_with_expected if c.key in seed_expected}
-    res = call_function(runner, [FnProgram(g.code, problem.entry_point) for g in golds], inputs, problem.limits)
+    res = call_function(runner, [FnProgram(*problem.runnable(g.code)) for g in golds], inputs, problem.limits)
     se = _all_se_fn(res)
     if se:
         raise SandboxFailure(se)
@@ -111,6 +110,8 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         # the statement's own examples are valid inputs: a gold must run cleanly on all of them,
         # and return the expected value where the example gives one
         bad_seed = next((i for i, _ in seeds_with_expected if not row[i].ok), None)
+        if bad_seed is not None and row[bad_seed].status == "SE":  # the sandbox's failure, not the gold's
+            raise SandboxFailure(row[bad_seed].error or "sandbox error on a seed example")
         if bad_seed is None:
             bad_seed = next((i for i, exp in expected_of_seed.items()
                              if not values_equal(row[i].value, exp, problem.float_tol)), None)
@@ -135,6 +136,7 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         reason = _fn_drop_reason(rows, limit / slack, problem.float_tol) or (None if valid[i] else "validator_rejects")
         if reason:
             out.dropped[reason] += 1
+            c.meta["drop"] = reason
             continue
         c.expected = rows[0].value
         c.gold_time_s = max(r.time_s for r in rows)
@@ -168,7 +170,7 @@ def confirm_function_suite(problem: Problem, golds: list[Program], tests: list[C
     """Run the chosen tests through the engine's real function-call mode on every gold; keep what passes."""
     if not tests:
         return tests, 0
-    reqs = [RunRequest(language="python", code=g.code, entry_point=problem.entry_point,
+    reqs = [RunRequest(language="python", code=problem.runnable(g.code)[0], entry_point=problem.runnable(g.code)[1],
                        tests=[TestCase(args=c.args, expected=c.expected) for c in tests], limits=problem.limits,
                        float_tol=problem.float_tol) for g in golds]
     outs = runner.run_many(reqs)
@@ -311,6 +313,7 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
             reasons[i] = "validator_rejects"
         if reasons[i]:
             out.dropped[reasons[i]] += 1
+            c.meta["drop"] = reasons[i]
             continue
         c.expected_stdout = expected[i]
         c.gold_time_s = max(r1[p].tests[i].time_s for p in usable)

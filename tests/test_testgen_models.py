@@ -11,7 +11,7 @@ import pytest
 
 from testgen.candidates import Candidate, dedupe
 from testgen.constraints import extract
-from testgen.fmodel import FunctionModel, IntSpec, ListSpec, StrSpec
+from testgen.inputs import FunctionModel, IntSpec, ListSpec, StrSpec
 from testgen.generators import Budget, generate
 from testgen.harness import SENTINEL, parse_stream
 from testgen.mutants import mutants

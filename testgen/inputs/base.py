@@ -1,0 +1,87 @@
+"""What every input type shares: the ``Spec`` interface, the statement's hints, size constants."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# Sizes the generated values stay under, so one call cannot flood the harness.
+# Sizes for "max-size" inputs when the statement gives none. Kept small on purpose: a correct
+# solution may be recursive (CPython's recursion limit is 1000) or polynomially slower than the
+# gold one (an O(n^4) triple search was labelled correct on HumanEval and times out at n = 365).
+# A length the statement states (``1 <= len(arr) <= 10^4``) replaces these.
+STRESS_LEN = 100
+STRESS_STR = 200
+MAX_REGULAR_LEN = 40
+
+
+class Spec:
+    """A type with a value domain."""
+
+    def random(self, rng: random.Random, big: bool = False) -> Any:
+        raise NotImplementedError
+
+    def boundary(self) -> list[Any]:
+        return []
+
+    def special(self, rng: random.Random) -> list[Any]:
+        return []
+
+    def stress(self, rng: random.Random) -> list[Any]:
+        return []
+
+    def mutate(self, value: Any, rng: random.Random) -> Any:
+        return self.random(rng)
+
+    def widen(self, value: Any, rng: random.Random) -> list[Any]:
+        """Values just outside what the seeds showed (negative where all were >= 0, empty where
+        none was empty), derived from a seed value. Gold agreement decides if they are fair."""
+        return []
+
+    def accepts(self, value: Any) -> bool:
+        return True
+
+
+def kind_of(v: Any) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    if isinstance(v, float):
+        return "float"
+    if isinstance(v, str):
+        return "str"
+    if isinstance(v, list):
+        return "list"
+    if isinstance(v, dict):
+        return "dict"
+    return "other"
+
+
+@dataclass
+class Hints:
+    """What the statement says about the domain, in words a docstring uses."""
+
+    positive: bool = False
+    non_negative: bool = False
+    negative_ok: bool = False
+    non_empty: bool = False
+    empty_ok: bool = False
+    case_stated: bool = False  # "lowercase", "uppercase", "case-insensitive", "ignoring case": case matters
+
+    @classmethod
+    def from_text(cls, text: str) -> "Hints":
+        t = text.lower()
+        return cls(
+            positive=bool(re.search(r"\bpositive\b", t)) and "non-positive" not in t,
+            non_negative=bool(re.search(r"non-?negative", t)),
+            negative_ok=bool(re.search(r"\bnegative\b", t.replace("non-negative", "").replace("nonnegative", ""))),
+            non_empty=bool(re.search(r"non-?empty", t)),
+            empty_ok=bool(re.search(r"(?<!non-)(?<!non)\bempty\b", t)),
+            case_stated=bool(re.search(r"lower-?case|upper-?case|case-?(in)?sensitive|(ignor\w*|regardless of) "
+                                       r"(the )?case|capital", t)),
+        )

@@ -1,0 +1,108 @@
+"""Integers: a range from the seeds and the statement, boundaries, powers, primes, stress sizes."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import Hints, Spec
+
+
+@dataclass
+class IntSpec(Spec):
+    lo: int
+    hi: int
+    obs: list[int] = field(default_factory=list)
+    stated: bool = False  # hi comes from the statement: stress stays within it
+
+    @classmethod
+    def infer(cls, values: list[int], hints: Hints) -> "IntSpec":
+        omin, omax = min(values), max(values)
+        # Never below what the seeds show unless the statement says so: on HumanEval, n = 1 or 0
+        # where the examples start higher is as often outside the contract as inside it.
+        if omin < 0:
+            lo = min(omin * 2, -abs(omax), -10)
+        elif omin == 0 or hints.non_negative:
+            lo = 0
+        elif hints.positive:
+            lo = 1
+        else:
+            lo = omin
+        if hints.negative_ok and lo >= 0 and not hints.positive and not hints.non_negative:
+            lo = -max(10, omax)
+        mag = max(abs(omax), abs(omin))
+        hi = max(omax * 2, omax + 10, 10) if mag < 10**6 else omax * 2
+        if omax < 0:
+            hi = 0 if omin < 0 else hi
+        return cls(lo=lo, hi=max(hi, lo + 1), obs=sorted(set(values)))
+
+    def clamp(self, v: int) -> int:
+        return max(self.lo, min(self.hi, v))
+
+    def random(self, rng: random.Random, big: bool = False) -> Any:
+        if big:
+            top = self.hi if self.stated else (self.hi * 4 if self.hi > 0 else self.hi)
+            return rng.randint(self.lo, max(self.lo, top))
+        r = rng.random()
+        if r < 0.5 and self.obs:
+            # near the seeds' scale
+            top = max(abs(self.obs[-1]), abs(self.obs[0]), 10)
+            return self.clamp(rng.randint(max(self.lo, -top), min(self.hi, top)))
+        if r < 0.7:
+            return rng.randint(max(self.lo, -10), max(min(self.hi, 10), max(self.lo, -10)))
+        return rng.randint(self.lo, self.hi)
+
+    def boundary(self) -> list[Any]:
+        out = [self.lo, self.lo + 1, self.hi, self.hi - 1, 0, 1, -1, 2]
+        return [v for v in dict.fromkeys(out) if self.lo <= v <= self.hi]
+
+    def special(self, rng: random.Random) -> list[Any]:
+        out = [1 << k for k in range(0, 31, 3)] + [(1 << k) - 1 for k in (4, 8, 16)]
+        out += [p for p in (7, 11, 13, 97, 101, 997)] + [k * k for k in (3, 10, 31)]
+        out += [-v for v in out]
+        return [v for v in dict.fromkeys(out) if self.lo <= v <= self.hi]
+
+    def stress(self, rng: random.Random) -> list[Any]:
+        if self.stated:
+            return [self.hi, rng.randint(max(self.lo, self.hi // 2), self.hi)]
+        top = max(self.hi * 10, 1000)
+        # A large prime exposes linear-time loops where a square root is needed. Not larger: a
+        # correct but linear solution must still pass (is_prime(999999937) fails those).
+        out = (top, rng.randint(top // 2, top), 10**6 + 3)
+        return [v for v in out if v >= self.lo]
+
+    def mutate(self, value: Any, rng: random.Random) -> Any:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return self.random(rng)
+        op = rng.randrange(7)
+        if op == 0:
+            v = value + 1
+        elif op == 1:
+            v = value - 1
+        elif op == 2:
+            v = value * 2
+        elif op == 3:
+            v = value // 2
+        elif op == 4:
+            v = -value
+        elif op == 5:
+            v = value + rng.randint(-10, 10)
+        else:
+            v = self.random(rng)
+        return self.clamp(v)
+
+    def widen(self, value: Any, rng: random.Random) -> list[Any]:
+        out: list[Any] = []
+        if self.lo >= 0 and isinstance(value, int) and not isinstance(value, bool):
+            out += [-value if value else -1, -1]
+        if self.lo >= 1:
+            out.append(0)
+        if not self.stated:
+            # far beyond the seeds: a large prime and a random large number expose linear loops
+            # where a square root is needed (and fail correct-but-linear programs)
+            out += [999_999_937, rng.randint(10**8, 10**9)]
+        return out
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and self.lo <= value <= self.hi

@@ -1,0 +1,73 @@
+"""The input model of a function-call problem: one spec per argument, the seeds' relations."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import Hints, Spec
+from .infer import apply_bound, infer_spec
+from .relations import Invariants
+
+
+@dataclass
+class FunctionModel:
+    """One spec per argument position, the seeds' invariants, and the seeds to mutate."""
+
+    arity: int
+    specs: list[Spec]
+    seeds: list[list[Any]]
+    invariants: Invariants = field(default_factory=Invariants)
+    hints: Hints = field(default_factory=Hints)
+
+    @classmethod
+    def infer(cls, seeds: list[list[Any]], statement: str = "", entry_point: str = "") -> "FunctionModel":
+        if not seeds:
+            raise ValueError("no seed arguments to infer an input model from")
+        arities: dict[int, int] = {}
+        for s in seeds:
+            arities[len(s)] = arities.get(len(s), 0) + 1
+        arity = max(arities, key=lambda a: (arities[a], a))
+        hints = Hints.from_text(statement)
+        same = [list(s) for s in seeds if len(s) == arity]
+        specs = [infer_spec([s[i] for s in same], hints) for i in range(arity)]
+        if entry_point:
+            from ..docspec import arg_bounds, arg_names
+            from ..entry import function_name
+
+            names = arg_names(statement, function_name(entry_point))
+            bounds = arg_bounds(statement, function_name(entry_point))
+            for i, name in enumerate(names[:arity]):
+                if name in bounds:
+                    apply_bound(specs[i], bounds[name], [s[i] for s in same])
+        return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds],
+                   invariants=Invariants.mine(same, arity, statement), hints=hints)
+
+    def base(self, rng: random.Random) -> list[Any]:
+        pool = [s for s in self.seeds if len(s) == self.arity]
+        return list(rng.choice(pool)) if pool else [sp.random(rng) for sp in self.specs]
+
+    def fix(self, args: list[Any], rng: random.Random) -> list[Any]:
+        """Bring generated arguments back inside the relations the seeds all satisfy."""
+        return self.invariants.enforce(args, rng)
+
+
+def size_ok(value: Any, limit: int = 200_000) -> bool:
+    """Cheap guard against absurd values (deep nesting, huge strings)."""
+    try:
+        return len(json.dumps(value)) <= limit and not _has_bad_float(value)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def _has_bad_float(v: Any) -> bool:
+    if isinstance(v, float):
+        return math.isnan(v) or math.isinf(v)
+    if isinstance(v, list):
+        return any(_has_bad_float(x) for x in v)
+    if isinstance(v, dict):
+        return any(_has_bad_float(x) for x in v.values())
+    return False

@@ -1,0 +1,116 @@
+"""Relations between arguments that every seed satisfies (Daikon-style), kept in generated inputs."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Invariants:
+    """Relations every seed satisfies, kept in generated inputs (Daikon-style, checked on >= 2 seeds).
+
+    * ``same_len``: groups of sequence arguments that always have equal length;
+    * ``index_of``: (int arg, sequence arg) with 0 <= int <= len(sequence) in every seed;
+    * ``sorted_args`` / ``distinct_args``: list arguments that are always sorted / duplicate-free
+      (only when seeds show it on lists long enough for it to mean something)."""
+
+    same_len: list[list[int]] = field(default_factory=list)
+    index_of: list[tuple[int, int]] = field(default_factory=list)
+    sorted_args: list[int] = field(default_factory=list)
+    distinct_args: list[int] = field(default_factory=list)
+
+    @classmethod
+    def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "") -> "Invariants":
+        """Sortedness needs the statement's word for it (people write examples in order);
+        distinctness needs the statement's word or odds below 1% of it happening by chance."""
+        inv = cls()
+        words = statement.lower()
+        says_sorted = bool(re.search(r"\bsorted\b|ascending|increasing order|non-?decreasing", words))
+        says_unique = bool(re.search(r"\bunique\b|\bdistinct\b|duplicate", words))
+        if len(seeds) < 2:
+            return inv
+        seqs = [i for i in range(arity) if all(isinstance(s[i], (str, list)) for s in seeds)]
+        groups: list[list[int]] = []
+        for i in seqs:
+            for g in groups:
+                j = g[0]
+                if type(seeds[0][i]) is type(seeds[0][j]) and all(len(s[i]) == len(s[j]) for s in seeds) \
+                        and any(len(s[i]) > 1 for s in seeds):
+                    g.append(i)
+                    break
+            else:
+                groups.append([i])
+        inv.same_len = [g for g in groups if len(g) > 1]
+        ints = [i for i in range(arity) if all(isinstance(s[i], int) and not isinstance(s[i], bool) for s in seeds)]
+        for i in ints:
+            for j in seqs:
+                if all(0 <= s[i] <= len(s[j]) for s in seeds) and len({s[i] for s in seeds}) > 1:
+                    inv.index_of.append((i, j))
+                    break
+        for i in range(arity):
+            lists = [s[i] for s in seeds if isinstance(s[i], list)]
+            if len(lists) != len(seeds):
+                continue
+            longish = [v for v in lists if len(v) >= 3]
+            if len(longish) >= 2:
+                try:
+                    if says_sorted and all(v == sorted(v) for v in longish):
+                        inv.sorted_args.append(i)
+                except TypeError:
+                    pass
+                if all(len(set(map(_hashable, v))) == len(v) for v in longish):
+                    values = {_hashable(x) for v in lists for x in v}
+                    r = max(len(values), 1)
+                    chance = math.exp(-sum(len(v) * (len(v) - 1) / (2 * r) for v in longish))
+                    if says_unique or chance < 0.01:
+                        inv.distinct_args.append(i)
+        return inv
+
+    def enforce(self, args: list[Any], rng: random.Random) -> list[Any]:
+        args = list(args)
+        for g in self.same_len:
+            if not all(isinstance(args[i], (str, list)) for i in g):
+                continue
+            n = min(len(args[i]) for i in g)
+            if rng.random() < 0.5:
+                n = max(len(args[i]) for i in g)
+            for i in g:
+                v = args[i]
+                if len(v) > n:
+                    args[i] = v[:n]
+                elif len(v) < n:
+                    pad = v if v else (args[g[0]] if args[g[0]] else v)
+                    while len(v) < n and pad:
+                        v = v + pad[: n - len(v)]
+                    args[i] = v if len(v) == n else v
+        for i in self.distinct_args:
+            if isinstance(args[i], list):
+                seen, out = set(), []
+                for x in args[i]:
+                    h = _hashable(x)
+                    if h not in seen:
+                        seen.add(h)
+                        out.append(x)
+                args[i] = out
+        for i in self.sorted_args:
+            if isinstance(args[i], list):
+                try:
+                    args[i] = sorted(args[i])
+                except TypeError:
+                    pass
+        for i, j in self.index_of:
+            if isinstance(args[i], int) and isinstance(args[j], (str, list)):
+                args[i] = max(0, min(args[i], len(args[j])))
+        return args
+
+
+def _hashable(x: Any) -> Any:
+    if isinstance(x, list):
+        return tuple(_hashable(y) for y in x)
+    if isinstance(x, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in x.items()))
+    return (type(x).__name__, x)

@@ -1,0 +1,164 @@
+"""Structured rows of stdin layouts: trees, graphs and grids, read from the samples.
+
+A ``counted`` layout (a header holding N, then rows) often hides a structure:
+
+* **labels**: an int column whose values lie in 1..n (or 0..n-1) in every sample, where n is
+  a header value that the samples reach: node numbers of a tree or graph, indices of an array;
+* **tree**: two label columns and N-1 rows over n = N nodes, the statement says "tree" or
+  every sample is a tree: generated as random, path, star and caterpillar trees, relabelled;
+* **graph**: two label columns and M rows over n nodes: a spanning tree first when every
+  sample is connected (or the statement says so), no self-loops or repeated edges when no
+  sample has one, then random edges up to M;
+* **grid**: each row one word whose length is a header value (w) in every sample.
+
+All of it narrows what is generated to what the samples show; whatever the statement adds
+comes in through the slots' ranges (``constraints.py``) and the input validators.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+TREE_SHAPES = ("random", "path", "star", "caterpillar", "binary")
+
+
+@dataclass
+class Structure:
+    labels: dict[int, int] = field(default_factory=dict)  # row column -> header column bounding it
+    base: int = 1  # labels are base..base+n-1
+    graph: Optional[str] = None  # "tree" | "graph"
+    ends: tuple[int, int] = (0, 1)  # the two label columns of an edge
+    connected: bool = False
+    simple: bool = True  # no self-loops, no repeated edges
+    width_of: Optional[int] = None  # grid: header column holding each row's length
+
+    @property
+    def node_col(self) -> Optional[int]:
+        return self.labels.get(self.ends[0]) if self.graph else None
+
+
+def _components(n: int, edges: list[tuple[int, int]]) -> int:
+    parent = list(range(n + 1))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    comps = n
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+            comps -= 1
+    return comps
+
+
+def detect(headers: list[list[str]], rows: list[list[list[str]]], row_kinds: tuple[str, ...],
+           statement: str, count_at: Optional[int] = None) -> Structure:
+    """What the samples (header tokens, rows per sample) show; an empty Structure if nothing."""
+    st = Structure()
+    words = statement.lower()
+    hdr_ints = [j for j, tok in enumerate(headers[0]) if re.fullmatch(r"-?\d+", tok)]
+    # grid: one word per row, its length a header value in every sample
+    if row_kinds == ("word",):
+        for j in sorted(hdr_ints, key=lambda x: x == count_at):  # the row count last: h = w is common
+            if all(rs and all(len(r[0]) == int(h[j]) for r in rs) for h, rs in zip(headers, rows)):
+                st.width_of = j
+                break
+    # labels
+    for c, kind in enumerate(row_kinds):
+        if kind != "int":
+            continue
+        for j in hdr_ints:
+            for base in (1, 0):
+                ok, reach = True, False
+                for h, rs in zip(headers, rows):
+                    n = int(h[j])
+                    vals = [int(r[c]) for r in rs]
+                    if n < 2 or any(v < base or v > n - 1 + base for v in vals):
+                        ok = False
+                        break
+                    reach = reach or (bool(vals) and max(vals) >= n - 1 + base - 1)
+                if ok and reach and any(rs for rs in rows):
+                    st.labels[c] = j
+                    st.base = base
+                    break
+            if c in st.labels:
+                break
+    pairs = [c for c in sorted(st.labels)]
+    if len(pairs) >= 2 and st.labels[pairs[0]] == st.labels[pairs[1]]:
+        a, b = pairs[0], pairs[1]
+        st.ends = (a, b)
+        j = st.labels[a]
+        edge_sets = []
+        for h, rs in zip(headers, rows):
+            n = int(h[j])
+            edges = [(int(r[a]) - st.base + 1, int(r[b]) - st.base + 1) for r in rs]
+            edge_sets.append((n, edges))
+        st.simple = all(u != v for _, es in edge_sets for u, v in es) and all(
+            len({frozenset(e) for e in es}) == len(es) for _, es in edge_sets)
+        all_trees = all(len(es) == n - 1 and _components(n, es) == 1 for n, es in edge_sets)
+        st.connected = all(_components(n, es) == 1 for n, es in edge_sets) or bool(
+            re.search(r"\bconnected\b", words) and not re.search(r"not (necessarily )?connected", words))
+        if all_trees and (re.search(r"\btrees?\b", words) or len(edge_sets) >= 2):
+            st.graph = "tree"
+        elif st.simple or st.connected:
+            st.graph = "graph"
+    return st
+
+
+def tree_edges(n: int, shape: str, rng: random.Random) -> list[tuple[int, int]]:
+    """n-1 edges over 1..n: random (random parent), path, star, caterpillar or binary."""
+    if n <= 1:
+        return []
+    if shape == "path":
+        edges = [(i, i + 1) for i in range(1, n)]
+    elif shape == "star":
+        edges = [(1, i) for i in range(2, n + 1)]
+    elif shape == "caterpillar":
+        spine = max(1, n // 2)
+        edges = [(i, i + 1) for i in range(1, spine)] + [(rng.randint(1, spine), i) for i in range(spine + 1, n + 1)]
+    elif shape == "binary":
+        edges = [(i // 2, i) for i in range(2, n + 1)]
+    else:
+        edges = [(rng.randint(max(1, i - 1 - rng.choice((0, 0, 5, n))), i - 1), i) for i in range(2, n + 1)]
+    perm = list(range(1, n + 1))
+    rng.shuffle(perm)
+    out = []
+    for a, b in edges:
+        a, b = perm[a - 1], perm[b - 1]
+        out.append((a, b) if rng.random() < 0.5 else (b, a))
+    rng.shuffle(out)
+    return out
+
+
+def graph_edges(n: int, m: int, st: Structure, rng: random.Random, shape: str = "random"
+                ) -> Optional[list[tuple[int, int]]]:
+    """m edges over 1..n as the structure demands; None when that many cannot exist."""
+    max_m = n * (n - 1) // 2 if st.simple else 10**18
+    if m > max_m or (st.connected and m < n - 1):
+        return None
+    edges = tree_edges(n, shape, rng) if st.connected else []
+    seen = {frozenset(e) for e in edges}
+    dense = st.simple and m > max_m // 2
+    if dense:  # pick from every pair
+        pool = [(a, b) for a in range(1, n + 1) for b in range(a + 1, n + 1) if frozenset((a, b)) not in seen]
+        rng.shuffle(pool)
+        edges += pool[: m - len(edges)]
+    tries = 0
+    while len(edges) < m and tries < 20 * m + 100:
+        tries += 1
+        a, b = rng.randint(1, n), rng.randint(1, n)
+        if st.simple and (a == b or frozenset((a, b)) in seen):
+            continue
+        seen.add(frozenset((a, b)))
+        edges.append((a, b))
+    if len(edges) < m:
+        return None
+    rng.shuffle(edges)
+    return edges[:m]

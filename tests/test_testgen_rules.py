@@ -1,0 +1,234 @@
+"""The input-model rules of issue 14, without a sandbox: record shapes, categories, permutations,
+values on both sides of the seeds, constraints read from statements, structured stdin rows
+(trees, graphs, grids, stress ladder), the quarantine of out-of-domain families, the samples
+always kept, and evaluate's handling of problems without a suite."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from testgen.candidates import Candidate
+from testgen.constraints import stated_tolerance
+from testgen.entry import ENTRY_SHIM, runnable, split_entry
+from testgen.evaluate import Report, evaluate
+from testgen.generators import generate
+from testgen.inputs import FunctionModel, ListSpec, StrSpec
+from testgen.inputs.records import RecordSpec
+from testgen.pipeline import quarantine
+from testgen.problem import load_problem, normalize_language
+from testgen.selection import greedy_cover
+from testgen.smodel import StdioModel
+from testgen.structures import Structure, graph_edges, tree_edges
+
+
+def _tokens(text: str) -> list[list[str]]:
+    return [ln.split() for ln in text.strip("\n").split("\n")]
+
+
+def _is_tree(n: int, edges: list[tuple[int, int]]) -> bool:
+    parent = list(range(n + 1))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            return False
+        parent[ra] = rb
+    return len(edges) == n - 1
+
+
+# ------------------------------------------------------------------ function inputs
+
+
+def test_pairs_stay_typed_fixed_length_records():
+    # (gender, age) pairs: every generated element is a 2-field record, text from the seen categories
+    seeds = [[[["M", 25], ["F", 31], ["M", 40]]], [[["F", 2], ["M", 9]]]]
+    m = FunctionModel.infer(seeds, "Count the adults.", "f")
+    assert isinstance(m.specs[0], ListSpec) and isinstance(m.specs[0].elem, RecordSpec)
+    cands = generate("function", m, [{"args": s} for s in seeds], 0, "pairs")
+    assert len(cands) > 50
+    for c in cands:
+        for rec in c.args[0]:
+            assert isinstance(rec, list) and len(rec) == 2, c.args
+            assert rec[0] in ("M", "F") and type(rec[1]) is int, c.args
+
+
+def test_ordered_records_stay_ordered_and_permutations_stay_permutations():
+    m = FunctionModel.infer([[[[1, 3], [2, 5], [4, 4]]], [[[0, 9], [2, 2]]]], "merge the intervals", "f")
+    rng = random.Random(3)
+    for _ in range(50):
+        for a, b in m.specs[0].random(rng):
+            assert a <= b
+    m = FunctionModel.infer([[[3, 1, 2, 0]], [[0, 1]], [[2, 0, 1]]], "", "f")
+    spec = m.specs[0]
+    assert spec.permutation == 0
+    for v in [spec.random(rng) for _ in range(30)] + [spec.mutate([2, 0, 1, 3], rng) for _ in range(30)]:
+        assert sorted(v) == list(range(len(v)))
+
+
+def test_free_text_lists_are_not_records():
+    # lists of different lengths, or too few observations, stay lists
+    m = FunctionModel.infer([[[1, 2, 3]], [[4, 5]], [[7, 8, 9, 10]]], "", "f")
+    assert isinstance(m.specs[0], ListSpec) and not isinstance(m.specs[0], RecordSpec)
+    m = FunctionModel.infer([[["hello world", "abc"]]], "", "f")
+    assert isinstance(m.specs[0].elem, StrSpec) and m.specs[0].elem.choices is None
+
+
+def test_relations_put_the_searched_value_on_both_sides_of_the_list():
+    seeds = [[[1, 5, 9], 42], [[3, 4], 42]]
+    m = FunctionModel.infer(seeds, "Return True if x is in the list.", "f")
+    rel = [c.args for c in generate("function", m, [{"args": s} for s in seeds], 0, "rel") if c.family == "relations"]
+    for lst in ([1, 5, 9], [3, 4]):
+        got = {a[1] for a in rel if a[0] == lst}
+        assert any(v in lst for v in got)  # equal to an element
+        assert max(lst) + 1 in got  # above all
+    assert 2 in {a[1] for a in rel if a[0] == [3, 4]}  # below all, inside the elements' domain (>= 1)
+    assert 0 not in {a[1] for a in rel}  # 0 is below every value the seeds show: outside
+    assert any(a[0] == [1, 5, 9] and 1 < a[1] < 9 and a[1] not in (5,) for a in rel)  # between, absent
+
+
+def test_index_relation_gets_zero_and_length_unless_positive():
+    seeds = [[[4, 1, 3], 2], [[5, 6, 7, 8], 3], [[1, 2], 1]]
+    m = FunctionModel.infer(seeds, "Return the first k elements.", "f")
+    rel = [c.args for c in generate("function", m, [{"args": s} for s in seeds], 0, "idx") if c.family == "relations"]
+    assert any(k == 0 for _, k in rel) and any(k == len(lst) for lst, k in rel)
+    m = FunctionModel.infer(seeds, "k is a positive integer.", "f")
+    rel = [c.args for c in generate("function", m, [{"args": s} for s in seeds], 0, "idx") if c.family == "relations"]
+    assert not any(k == 0 for _, k in rel)
+
+
+# ------------------------------------------------------------------ statements
+
+
+def test_stated_tolerance():
+    assert stated_tolerance(r"Your answer should have an absolute or relative error of at most $10^{-6}$.") == 1e-6
+    assert stated_tolerance("answers with an absolute error of 1e-4 or less are accepted") == 1e-4
+    assert stated_tolerance("Print the number of ways.") is None
+    p = load_problem({"id": "t", "io": "stdio", "statement": r"relative or absolute error at most $10^{-9}$",
+                      "gold_solutions": [{"language": "python", "code": "print(1)"}]})
+    assert p.compare == "float" and p.float_tol == 1e-9
+
+
+def test_languages_use_the_sandbox_alias_table():
+    assert normalize_language("Python3") == "python" and normalize_language("c++") == "cpp"
+    assert normalize_language("kotlin") == "kotlin"  # unknown: kept, later skipped as not installed
+
+
+# ------------------------------------------------------------------ structured stdin
+
+
+def test_tree_input_is_detected_and_generated_as_trees():
+    m = StdioModel.infer(["4\n1 2\n2 3\n2 4\n", "3\n1 3\n3 2\n"], r"A tree with $n$ nodes ($2 \le n \le 10^5$).")
+    assert m.shape == "counted" and m.count_offset == -1 and m.structure.graph == "tree"
+    rng = random.Random(0)
+    for kind in ("regular", "structured", "stress"):
+        for s in m.draw(kind, rng, 5):
+            t = _tokens(s)
+            n = int(t[0][0])
+            assert 2 <= n <= 10**5
+            edges = [(int(a), int(b)) for a, b in t[1:]]
+            assert all(1 <= x <= n for e in edges for x in e) and _is_tree(n, edges), s[:80]
+    # the stress ladder starts at the stated maximum
+    assert max(int(_tokens(s)[0][0]) for s in m.draw("stress", rng, 5)) == 10**5
+
+
+def test_tree_shapes_and_graphs():
+    rng = random.Random(1)
+    for shape in ("random", "path", "star", "caterpillar", "binary"):
+        assert _is_tree(30, tree_edges(30, shape, rng))
+    degrees = Counter(x for e in tree_edges(30, "star", rng) for x in e)
+    assert max(degrees.values()) == 29
+    st = Structure(graph="graph", connected=True, simple=True)
+    for m in (9, 20, 45):  # sparse, medium, complete
+        edges = graph_edges(10, m, st, rng)
+        assert edges is not None and len(edges) == m
+        assert all(a != b for a, b in edges) and len({frozenset(e) for e in edges}) == m
+    assert graph_edges(10, 46, st, rng) is None  # more edges than a simple graph has
+    assert graph_edges(10, 5, st, rng) is None  # too few to connect
+
+
+def test_graph_rows_keep_node_numbers_within_n():
+    m = StdioModel.infer(["4 2 11\n1 2\n3 4\n", "5 4 3\n1 2\n2 3\n3 4\n4 5\n"],
+                         r"($1 \le n \le 10^6$, $0 \le m \le 10^6$, $3 \le p \le 10^9$)")
+    assert m.structure.graph == "graph" and m.structure.simple
+    rng = random.Random(2)
+    for s in m.draw("regular", rng, 10) + m.draw("structured", rng, 6):
+        t = _tokens(s)
+        n, e = int(t[0][0]), int(t[0][1])
+        assert len(t) - 1 == e
+        assert all(1 <= int(x) <= n for row in t[1:] for x in row[:2])
+        assert all(row[0] != row[1] for row in t[1:])
+
+
+def test_grid_rows_have_the_stated_width():
+    m = StdioModel.infer(["4 4\n__C_\nC_C_\n_C_C\n_CCC\n", "2 3\nC_C\n___\n"],
+                         r"two integers $h$ and $w$ ($1 \le h,w \le 2\,000$)")
+    assert m.structure.width_of == 1
+    rng = random.Random(4)
+    for s in m.draw("regular", rng, 5) + m.draw("stress", rng, 3):
+        t = _tokens(s)
+        h, w = int(t[0][0]), int(t[0][1])
+        assert 1 <= h <= 2000 and 1 <= w <= 2000 and len(t) - 1 == h
+        assert all(len(r[0]) == w and set(r[0]) <= set("C_") for r in t[1:])
+
+
+# ------------------------------------------------------------------ selection and evaluation
+
+
+def test_quarantine_drops_families_the_golds_disagree_on():
+    cands = [Candidate("seed", args=[0])]
+    cands += [Candidate("regular", args=[i], meta={"drop": "gold_disagree"} if i < 6 else {}) for i in range(10)]
+    cands += [Candidate("mutation", args=[i + 100], meta={"drop": "gold_disagree"} if i == 0 else {})
+              for i in range(10)]
+    kept = [c for c in cands if "drop" not in c.meta]
+    out, why = quarantine(cands, kept, n_gold=2)
+    assert set(why) == {"regular"} and "6 of 10" in why["regular"]
+    assert {c.family for c in out} == {"seed", "mutation"}
+    assert quarantine(cands, kept, n_gold=1)[1] == {}  # one gold cannot disagree with itself
+    assert quarantine(cands, kept, n_gold=2, has_validator=True)[1] == {}
+
+
+def test_samples_are_always_in_the_suite():
+    cands = [Candidate("regular", args=[i]) for i in range(10)] + [Candidate("seed", args=[99])]
+    kills = [{i} for i in range(10)] + [set()]
+    chosen = greedy_cover(cands, kills, max_tests=3, multiplicity=1, fill=False)
+    assert 10 in chosen  # past max_tests and without fill: never worse than the samples
+
+
+def test_evaluate_leaves_problems_without_a_suite_out_of_the_rates():
+    rec = {"id": "e", "io": "function", "entry_point": "f", "tests": [],
+           "testgen": {"status": "failed", "reason": "no gold solution passes the seed tests"},
+           "gold_solutions": [{"language": "python", "code": "def f(x):\n    return x\n"}],
+           "heldout_correct": [{"language": "python", "code": "def f(x):\n    return x\n"}],
+           "heldout_incorrect": [{"language": "python", "code": "def f(x):\n    return 0\n"}]}
+
+    class NoRunner:  # nothing may be run for a problem without a suite
+        def languages(self) -> set[str]:
+            return {"python"}
+
+        def run_many(self, reqs):
+            raise AssertionError("an empty suite judged a program")
+
+    rep: Report = evaluate([rec], NoRunner())  # type: ignore[arg-type]
+    pool = rep.pooled()
+    assert pool["correct"] == pool["incorrect"] == pool["accepted"] == pool["rejected"] == 0
+    assert pool["tpr"] is None and pool["tnr"] is None
+    assert pool["unjudged_problems"] == 1 and pool["unjudged_programs"] == 2
+    assert "no gold solution passes" in pool["unjudged"]["e"]
+
+
+def test_class_entry_points_are_wrapped_with_leetcode_imports():
+    assert split_entry("Solution.twoSum") == ("Solution", "twoSum")
+    assert split_entry("solve") == (None, "solve")
+    code, name = runnable("class Solution:\n    def f(self, a: List[int]) -> int:\n        return len(a)\n",
+                          "Solution.f")
+    assert name == ENTRY_SHIM
+    ns: dict = {}
+    exec(compile(code, "s.py", "exec"), ns)  # List comes from the prelude, as on LeetCode
+    assert ns[ENTRY_SHIM]([1, 2, 3]) == 3
+    assert runnable("def g(x):\n    return x\n", "g") == ("def g(x):\n    return x\n", "g")  # no extra imports
