@@ -38,7 +38,8 @@ NEEDS_MEMORY = "b = bytearray(int(input()) << 20)\nfor i in range(0, len(b), 409
 def test_kernel_held_memory_is_not_charged_to_the_next_program(backend):
     with own_sandbox(backend, slots=1) as sb:
         for round_ in range(3):
-            t = run_one(sb, LEAVE_KERNEL_MEMORY, stdin="200\n", memory_mb=512, time_s=5, wall_time_s=20)
+            t = run_one(sb, LEAVE_KERNEL_MEMORY, stdin="200\n", memory_mb=512, time_s=5, wall_time_s=20,
+                        file_size_kb=256 << 10)
             assert t.verdict == Verdict.AC and "left 200" in t.stdout, (t.verdict, t.stderr[-2000:])
             # Another tenant on the same slot: 160 MiB of its own under a 256 MiB limit.
             t = run_one(sb, NEEDS_MEMORY, stdin="160\n", memory_mb=256, time_s=5, wall_time_s=20)

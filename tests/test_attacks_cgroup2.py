@@ -116,7 +116,8 @@ def test_kernel_held_memory_is_not_charged_to_the_next_program_on_v2():
 
     with own_sandbox("native", slots=1) as sb:
         for _ in range(2):
-            t = run_one(sb, LEAVE_KERNEL_MEMORY, stdin="200\n", memory_mb=512, time_s=5, wall_time_s=20)
+            t = run_one(sb, LEAVE_KERNEL_MEMORY, stdin="200\n", memory_mb=512, time_s=5, wall_time_s=20,
+                        file_size_kb=256 << 10)
             assert t.verdict == Verdict.AC, t.stderr[-1000:]
             t = run_one(sb, NEEDS_MEMORY, stdin="160\n", memory_mb=256, time_s=5, wall_time_s=20)
             assert t.verdict == Verdict.AC, (t.verdict, t.memory_kb)

@@ -490,4 +490,5 @@ def _copy_trick(sandbox, language):
         verdicts += [t.verdict for t in res.tests]
         outs += [t.stdout for t in res.tests]
     assert Verdict.AC not in verdicts, f"the copy trick earned AC: {outs}"
-    assert set(verdicts) == {Verdict.WA}, verdicts
+    # WA; or RE where the jail keeps a program from reading its own memory at all.
+    assert set(verdicts) <= {Verdict.WA, Verdict.RE}, verdicts
