@@ -294,7 +294,7 @@ def service_process(backend: str, *, slots: int = 2, uid_offset: int = 0, extra_
             pytest.skip(f"no Docker engine reachable: {e}")
     name, _, runtime = backend.partition(":")
     state = tempfile.mkdtemp(prefix="codetest-svc-")
-    env = dict(os.environ, CODETEST_STATE_DIR=state, CODETEST_UID_BASE=str(UID_BASE + 64 + uid_offset))
+    env = dict(os.environ, CODETEST_STATE_DIR=state, CODETEST_UID_BASE=str(UID_BASE + 4 + uid_offset))
     if runtime:
         env["CODETEST_DOCKER_RUNTIME"] = runtime
     env.update(extra_env or {})

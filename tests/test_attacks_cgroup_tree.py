@@ -58,7 +58,7 @@ def test_jails_live_below_the_service_cgroup_and_obey_its_limit(test_cgroup):
     cg = test_cgroup()
     cg.set_memory_limit(400 << 20)
     state = tempfile.mkdtemp(prefix="codetest-cgtree-")
-    uid_base = UID_BASE + 700
+    uid_base = UID_BASE + 14  # within this session's 16 jail uids (see conftest)
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT.format(repo=REPO, state=state, uid_base=uid_base)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
                             preexec_fn=cg.preexec())
