@@ -389,6 +389,9 @@ class ContainerBox:
 
     # -- per execution, in the supervisor
 
+    def prepare(self) -> None:
+        pass
+
     def before(self, job: Job, lim: Limits):
         if not self._prepare_prog(job):
             return {"missing_prog": True}

@@ -179,12 +179,16 @@ class NativeBox:
 
     # -- per execution, in the supervisor
 
-    def before(self, job: Job, lim: Limits):
-        """The execution's cgroup, and its mounts: the supervisor is a fresh process, so it
-        takes a mount namespace of its own and mounts /work, /tmp and /prog there; the program
-        inherits them (what the supervisor writes is charged to the slot, not the program)."""
+    def prepare(self) -> None:
+        """In a fresh supervisor, before any header: the next execution's fresh cgroup."""
         if self.cgroup_parents:
             self.cg = cgroups.Cgroup(self.cgroup_parents, f"x{os.getpid()}")
+
+    def before(self, job: Job, lim: Limits):
+        """The execution's limits, and its mounts: the supervisor is a fresh process, so it
+        takes a mount namespace of its own and mounts /work, /tmp and /prog there; the program
+        inherits them (what the supervisor writes is charged to the slot, not the program)."""
+        if self.cg is not None:
             self.cg.limit(lim.memory_bytes, lim.processes)
         kernel.unshare(CLONE_NEWNS)
         r = self.root
@@ -224,6 +228,8 @@ class NativeBox:
             self.cg.kill_all()
 
     def after(self, job: Job, lim: Limits, facts: Facts):
+        """Kill what is left, read the cgroup's counters. Removing the cgroup and System V IPC
+        objects is the server's sweep, after the reply is out (before the next execution)."""
         self.kill_rest()
         kernel.reap_children()
         if self.cg is not None:
@@ -233,8 +239,6 @@ class NativeBox:
             if cpu is not None:
                 facts.cpu_s = max(facts.cpu_s, cpu)
             facts.oom_kill = oom > 0
-            self.cg.remove()
-        kernel.ipc_sweep()
         return {}, []
 
     # -- per execution, in the program's process (the steps)
