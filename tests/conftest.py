@@ -170,8 +170,10 @@ class TestCgroup:
             self.version = "v2"
             d = os.path.join(v2, name)
             os.makedirs(d)
+            # Controllers for this group come from its parent. Its own subtree_control stays empty:
+            # a process placed here is the delegate, and it is the delegate's job to move itself to
+            # a leaf before enabling controllers below (cgroup v2's no-internal-processes rule).
             self._enable(v2)
-            self._enable(d)
             self.dirs["unified"] = d
         else:
             self.version = "v1"

@@ -34,7 +34,7 @@ SCRIPT = textwrap.dedent("""
         out["sleeper"] = r.tests[0].verdict.value
         r = sb.run(RunRequest(language="python",
                               code="b = bytearray(1 << 30)\\nfor i in range(0, len(b), 4096):\\n    b[i] = 1\\nprint('got 1 GiB')\\n",
-                              tests=[TestCase(stdin="")], limits=Limits(time_s=20, wall_time_s=60, memory_mb=2048)))
+                              tests=[TestCase(stdin="")], limits=Limits(time_s=60, wall_time_s=120, memory_mb=2048)))
         out["hog"] = r.tests[0].verdict.value
         out["hog_stdout"] = r.tests[0].stdout
         r = sb.run(RunRequest(language="python", code="print(6 * 7)", tests=[TestCase(stdin="", expected_stdout="42")]))

@@ -54,7 +54,9 @@ def _free_host_pid() -> int:
     for pid in range(last - 1, 300, -1):
         if not os.path.exists(f"/proc/{pid}"):
             return pid
-    pytest.skip("no free pid number below the host's last pid")
+    # A young machine (a test guest) has every pid below the last one alive: take one far above.
+    with open("/proc/sys/kernel/pid_max") as f:
+        return min(last + 5000, int(f.read()) - 1)
 
 
 def _run_host_instance(backend: str, state: str, uid_base: int, seconds: float, out: list) -> None:
