@@ -399,6 +399,9 @@ class ContainerBox:
         self.meter.start()
         return None
 
+    def forked(self) -> None:
+        pass
+
     def kill_program(self, pid: int) -> None:
         try:
             os.killpg(pid, signal.SIGKILL)

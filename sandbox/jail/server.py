@@ -22,6 +22,7 @@ import time
 import traceback
 
 from . import kernel, steps, zygote
+from .supervise import Pipes, supervise
 from .protocol import (
     F_HEADER, F_INIT, F_REPLY, MAX_CONTROL, Facts, Header, Job, Limits, ProtocolError, decode_header, decode_job,
     encode_facts, facts_from_error, json_frame, read_frame, write_all,
@@ -113,8 +114,6 @@ def execute(box, job: Job, lim: Limits):
     early = box.before(job, lim)
     if early is not None:
         return Facts(), early, []
-    from .supervise import Pipes, supervise
-
     stdin_fd = kernel.memfd_with(job.stdin)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -136,6 +135,7 @@ def execute(box, job: Job, lim: Limits):
         os._exit(127)
     for fd in (stdin_fd, out_w, err_w, res_w, status_w):
         os.close(fd)
+    box.forked()
     facts = supervise(pid, Pipes(out_r, err_r, res_r), lim, t0, box)
     setup_error = kernel.drain(status_r, 4096)
     os.close(status_r)
@@ -147,8 +147,8 @@ def execute(box, job: Job, lim: Limits):
 
 def contain(box, job: Job, lim: Limits, stdin_fd: int, out_w: int, err_w: int, res_w: int, status: list) -> None:
     """The program's process, from fork to untrusted code: the steps, in order."""
-    box.enter_cgroup()                                               # 1. cgroup
-    workdir = box.make_root(job, lim)                                # 2. root
+    workdir = box.make_root(job, lim)                                # 1. root
+    box.enter_cgroup()                                               # 2. cgroup
     box.network()                                                    # 3. network
     if box.rlimits:
         steps.rlimits(lim, box.nproc(lim))                           # 4. rlimits
