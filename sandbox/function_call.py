@@ -9,6 +9,7 @@ and depth: anything the program returns is a value (AC or WA), never an exceptio
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Optional
@@ -33,30 +34,24 @@ def _big_int(s: str) -> int:
     return int(s) if len(s) < 4000 else int(Decimal(s))
 
 
-def _depth(data: bytes) -> int:
-    """Deepest nesting of [ and { outside strings: checked before parsing, so that a deep
-    value cannot exhaust the parser's recursion."""
-    depth = deepest = 0
-    in_str = esc = False
-    for b in data:
-        if in_str:
-            if esc:
-                esc = False
-            elif b == 0x5C:
-                esc = True
-            elif b == 0x22:
-                in_str = False
-        elif b == 0x22:
-            in_str = True
-        elif b in (0x5B, 0x7B):
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_DEPTH:
-                    return deepest
-        elif b in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def too_deep(data: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether the JSON in ``data`` nests [ and { deeper than ``limit`` (or is unbalanced),
+    checked before parsing so that a deep value cannot exhaust the parser's recursion. The
+    work is done by C loops: strings dropped, the brackets kept, one level of empty pairs
+    removed per pass."""
+    s = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    for _ in range(limit):
+        if not s:
+            return False
+        t = s.replace(b"[]", b"").replace(b"{}", b"")
+        if len(t) == len(s):
+            return True  # unbalanced: not a value at all
+        s = t
+    return bool(s)
 
 
 def parse_result(data: bytes, max_bytes: int = MAX_RESULT_BYTES) -> Any:
@@ -66,7 +61,7 @@ def parse_result(data: bytes, max_bytes: int = MAX_RESULT_BYTES) -> Any:
         raise Unreadable("the function returned nothing (the program exited before returning)")
     if len(data) > max_bytes:
         raise Unreadable(f"the return value is over {max_bytes} bytes of JSON")
-    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _depth(data) > MAX_DEPTH:
+    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and too_deep(data):
         raise Unreadable(f"the return value is nested deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(data, parse_int=_big_int)

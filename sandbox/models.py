@@ -53,7 +53,9 @@ class Limits(BaseModel):
     output_kb: int = Field(1024, ge=1, le=65536, description="stdout + stderr limit, KiB")
     processes: int = Field(64, ge=1, le=1024, description="processes and threads at once")
     file_size_kb: int = Field(65536, ge=0, le=1 << 20, description="largest file the program may write")
-    compile_time_s: float = Field(30.0, gt=0, le=300, description="wall-clock limit of the compile step")
+    compile_time_s: float = Field(
+        30.0, gt=0, le=300, description="CPU limit of the compile step (wall: 1.5x + 1 s); the server caps "
+                                       "both at CODETEST_COMPILE_WALL_MAX_S (60 s by default)")
 
     @property
     def wall_s(self) -> float:

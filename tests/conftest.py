@@ -170,8 +170,10 @@ class TestCgroup:
             self.version = "v2"
             d = os.path.join(v2, name)
             os.makedirs(d)
+            # Controllers for this group come from its parent. Its own subtree_control stays empty:
+            # a process placed here is the delegate, and it is the delegate's job to move itself to
+            # a leaf before enabling controllers below (cgroup v2's no-internal-processes rule).
             self._enable(v2)
-            self._enable(d)
             self.dirs["unified"] = d
         else:
             self.version = "v1"
@@ -294,7 +296,7 @@ def service_process(backend: str, *, slots: int = 2, uid_offset: int = 0, extra_
             pytest.skip(f"no Docker engine reachable: {e}")
     name, _, runtime = backend.partition(":")
     state = tempfile.mkdtemp(prefix="codetest-svc-")
-    env = dict(os.environ, CODETEST_STATE_DIR=state, CODETEST_UID_BASE=str(UID_BASE + 64 + uid_offset))
+    env = dict(os.environ, CODETEST_STATE_DIR=state, CODETEST_UID_BASE=str(UID_BASE + 4 + uid_offset))
     if runtime:
         env["CODETEST_DOCKER_RUNTIME"] = runtime
     env.update(extra_env or {})

@@ -38,10 +38,11 @@ NEEDS_MEMORY = "b = bytearray(int(input()) << 20)\nfor i in range(0, len(b), 409
 def test_kernel_held_memory_is_not_charged_to_the_next_program(backend):
     with own_sandbox(backend, slots=1) as sb:
         for round_ in range(3):
-            t = run_one(sb, LEAVE_KERNEL_MEMORY, stdin="200\n", memory_mb=512, time_s=5, wall_time_s=20)
+            t = run_one(sb, LEAVE_KERNEL_MEMORY, stdin="200\n", memory_mb=512, time_s=30, wall_time_s=90,
+                        file_size_kb=256 << 10)
             assert t.verdict == Verdict.AC and "left 200" in t.stdout, (t.verdict, t.stderr[-2000:])
             # Another tenant on the same slot: 160 MiB of its own under a 256 MiB limit.
-            t = run_one(sb, NEEDS_MEMORY, stdin="160\n", memory_mb=256, time_s=5, wall_time_s=20)
+            t = run_one(sb, NEEDS_MEMORY, stdin="160\n", memory_mb=256, time_s=30, wall_time_s=90)
             assert t.verdict == Verdict.AC, (round_, t.verdict, t.memory_kb, t.stderr[-2000:])
             assert t.memory_kb < 250 << 10, f"charged {t.memory_kb} KiB for a 160 MiB program"
 
@@ -50,7 +51,7 @@ def test_kernel_held_memory_is_not_charged_to_the_next_program(backend):
 def test_memory_peak_is_per_execution(backend):
     # A big program then a small one on one slot: the small one's reported peak is its own.
     with own_sandbox(backend, slots=1) as sb:
-        big = run_one(sb, NEEDS_MEMORY, stdin="200\n", memory_mb=512)
+        big = run_one(sb, NEEDS_MEMORY, stdin="200\n", memory_mb=512, time_s=30, wall_time_s=90)
         assert big.verdict == Verdict.AC and big.memory_kb >= 190 << 10, (big.verdict, big.memory_kb)
         small = run_one(sb, "print(1)\n", memory_mb=512)
         assert small.verdict == Verdict.AC

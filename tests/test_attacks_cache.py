@@ -3,8 +3,8 @@
 A request with a tiny compile limit on a known source (a gold solution, a public checker) must
 not make that source CE, or its checker "failed to compile" (SE), for everyone after it: only
 successful compiles and deterministic compiler rejections may be cached. A C/C++ compile of
-``#include "/dev/stdout"`` (or stdin, zero, a /proc fd) must come back quickly as CE instead of
-blocking until the compile wall, and it must not leave a cached failure behind for good code.
+``#include "/dev/stdout"`` (or stdin, zero, a /proc fd) must come back as CE (or an empty include) well before
+the compile wall, never as a timeout, and it must not leave a cached failure behind for good code.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_including_a_device_is_a_quick_ce(sandbox, language, device):
         # Reading a device as a source is refused (CE) or finds nothing to block on (an empty include
         # compiles): either way at once, never a wait for the wall.
         assert res.verdict in (Verdict.CE, Verdict.AC), res
-        assert took < 8, f"{device}: the compile blocked for {took:.1f}s (compile wall 16 s)"
+        assert took < 12, f"{device}: the compile blocked for {took:.1f}s (compile wall 16 s)"
         assert "timed out" not in (res.compile.stderr if res.compile else ""), res.compile
     # Good code right after: unaffected.
     ok = sandbox.run(RunRequest(language=language, code="int main(void) { return 0; }\n", tests=[TestCase(stdin="")]))

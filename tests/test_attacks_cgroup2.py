@@ -59,6 +59,9 @@ def _watch(sb, code: str, seconds: float) -> tuple[object, dict[int, str]]:
     return out["t"], seen
 
 
+# Generous CPU limits: the guest may run emulated (TCG), many times slower than the host.
+SLOW = {"time_s": 60, "wall_time_s": 120}
+
 SLEEPER = "import time\nprint('up', flush=True)\ntime.sleep(1.5)\nprint('done')\n"
 
 
@@ -82,11 +85,11 @@ def test_each_execution_has_its_own_cgroup_below_ours():
 def test_memory_peak_and_mle_per_execution_on_v2():
     with own_sandbox("native", slots=1) as sb:
         big = run_one(sb, "b = bytearray(150 << 20)\nfor i in range(0, len(b), 4096):\n    b[i] = 1\nprint('ok')\n",
-                      memory_mb=512)
+                      memory_mb=512, **SLOW)
         assert big.verdict == Verdict.AC and big.memory_kb >= 140 << 10, (big.verdict, big.memory_kb)
-        small = run_one(sb, "print(1)\n", memory_mb=512)
+        small = run_one(sb, "print(1)\n", memory_mb=512, **SLOW)
         assert small.verdict == Verdict.AC and small.memory_kb < 100 << 10, small.memory_kb
-        bomb = run_one(sb, "s = b'a' * (512 << 20)\nprint(len(s))\n", memory_mb=64)
+        bomb = run_one(sb, "s = b'a' * (512 << 20)\nprint(len(s))\n", memory_mb=64, **SLOW)
         assert bomb.verdict == Verdict.MLE, (bomb.verdict, bomb.stderr[-500:])
         after = run_one(sb, "print(2)\n", memory_mb=64)
         assert after.verdict == Verdict.AC, after
@@ -116,7 +119,7 @@ def test_kernel_held_memory_is_not_charged_to_the_next_program_on_v2():
 
     with own_sandbox("native", slots=1) as sb:
         for _ in range(2):
-            t = run_one(sb, LEAVE_KERNEL_MEMORY, stdin="200\n", memory_mb=512, time_s=5, wall_time_s=20)
+            t = run_one(sb, LEAVE_KERNEL_MEMORY, stdin="200\n", memory_mb=512, file_size_kb=256 << 10, **SLOW)
             assert t.verdict == Verdict.AC, t.stderr[-1000:]
-            t = run_one(sb, NEEDS_MEMORY, stdin="160\n", memory_mb=256, time_s=5, wall_time_s=20)
+            t = run_one(sb, NEEDS_MEMORY, stdin="160\n", memory_mb=256, **SLOW)
             assert t.verdict == Verdict.AC, (t.verdict, t.memory_kb)

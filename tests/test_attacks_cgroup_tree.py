@@ -34,7 +34,7 @@ SCRIPT = textwrap.dedent("""
         out["sleeper"] = r.tests[0].verdict.value
         r = sb.run(RunRequest(language="python",
                               code="b = bytearray(1 << 30)\\nfor i in range(0, len(b), 4096):\\n    b[i] = 1\\nprint('got 1 GiB')\\n",
-                              tests=[TestCase(stdin="")], limits=Limits(time_s=20, wall_time_s=60, memory_mb=2048)))
+                              tests=[TestCase(stdin="")], limits=Limits(time_s=60, wall_time_s=120, memory_mb=2048)))
         out["hog"] = r.tests[0].verdict.value
         out["hog_stdout"] = r.tests[0].stdout
         r = sb.run(RunRequest(language="python", code="print(6 * 7)", tests=[TestCase(stdin="", expected_stdout="42")]))
@@ -58,7 +58,7 @@ def test_jails_live_below_the_service_cgroup_and_obey_its_limit(test_cgroup):
     cg = test_cgroup()
     cg.set_memory_limit(400 << 20)
     state = tempfile.mkdtemp(prefix="codetest-cgtree-")
-    uid_base = UID_BASE + 700
+    uid_base = UID_BASE + 14  # within this session's 16 jail uids (see conftest)
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT.format(repo=REPO, state=state, uid_base=uid_base)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
                             preexec_fn=cg.preexec())

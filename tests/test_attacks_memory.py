@@ -285,6 +285,10 @@ for (const l of maps) {
   const f = l.trim().split(/\s+/);
   if (f[1][0] !== "r" || l.endsWith("[vvar]") || l.endsWith("[vsyscall]")) continue;
   let [lo, hi] = f[0].split("-").map((x) => parseInt(x, 16));
+  // Node reserves several 1 GiB read-write regions (V8's cage, thread arenas) at start, untouched:
+  // this process's own fresh reservations, never a carrier of earlier data. gVisor commits what is
+  // read through /proc/self/mem, so reading them all would be an MLE of the scanner itself.
+  if (hi - lo >= (256 << 20)) continue;
   let keep = 0;
   while (lo < hi) {
     const n = Math.min(hi - lo, cap);
@@ -490,4 +494,5 @@ def _copy_trick(sandbox, language):
         verdicts += [t.verdict for t in res.tests]
         outs += [t.stdout for t in res.tests]
     assert Verdict.AC not in verdicts, f"the copy trick earned AC: {outs}"
-    assert set(verdicts) == {Verdict.WA}, verdicts
+    # WA; or RE where the jail keeps a program from reading its own memory at all.
+    assert set(verdicts) <= {Verdict.WA, Verdict.RE}, verdicts

@@ -6,6 +6,8 @@ import os
 import threading
 import time
 
+import pytest
+
 from sandbox import Limits, RunRequest, TestCase, Verdict
 from sandbox.cache import CompileCache
 from sandbox.scheduler import FairScheduler
@@ -134,3 +136,14 @@ def test_a_compile_over_its_cpu_limit_is_not_cached(sandbox):
     assert r1.verdict == Verdict.CE and "timed out" in r1.compile.stderr and not r1.compile.cached, r1.compile
     assert r2.verdict == Verdict.AC and not r2.compile.cached, "a timed-out compile was served from the cache"
     assert sandbox.stats["compiles"] == before + 2
+
+
+@pytest.mark.parametrize("device", ["/dev/stderr", "/dev/fd/1", "/proc/self/fd/1", "/proc/self/fd/2", "/dev/tty"])
+def test_a_compiler_does_not_read_its_own_stdio_as_a_source(sandbox, device):
+    """The compiler's stdin is /dev/null and its stdout/stderr are files in its work folder:
+    including any of them reads an empty (or refused) file at once, never a pipe that blocks."""
+    code = f'#include "{device}"\n/* {time.time_ns()} */\nint main(void) {{ return 0; }}\n'
+    t0 = time.monotonic()
+    res = sandbox.run(RunRequest(language="c", code=code, tests=[TestCase()], limits=Limits(compile_time_s=10)))
+    assert time.monotonic() - t0 < 8 and "timed out" not in res.compile.stderr, res.compile
+    assert res.verdict in (Verdict.AC, Verdict.CE), res

@@ -20,6 +20,7 @@ NEUTRAL_ROOT = "/.codetest"
 # Reads [u32 length][JSON {"modules": {name: source}, "packages": [...], "main": name}] on fd 0,
 # installs a finder that serves those sources, runs main.main().
 BOOTSTRAP = (
+    "# codetest jail_server (sandbox.jail)\n"
     "import json,os,struct,sys,importlib.util as u\n"
     "def r(n):\n"
     " b=b''\n"

@@ -13,18 +13,29 @@ import signal
 import time
 
 
+SLOT_REUSED = "run"  # v1 pids and cpuacct: one folder per slot (counters reset or zero)
+FRESH_CONTROLLERS = ("memory", "unified")  # a fresh folder per execution
+
+
 class Cgroup:
     def __init__(self, parents: dict, name: str):
-        """``parents`` maps controller -> slot folder ({"unified": folder} on v2)."""
+        """``parents`` maps controller -> slot folder ({"unified": folder} on v2).
+
+        Memory (v1) and the unified folder (v2) are fresh per execution: that is where
+        memory stays charged after a program ends. The v1 pids and cpuacct folders are the
+        slot's, reused: pids.current is zero once the execution's processes are gone (checked
+        by ``reset``) and cpuacct.usage is reset to zero before each execution.
+        """
         self.v2 = "unified" in parents
-        self.dirs = {c: os.path.join(p, name) for c, p in parents.items()}
-        for d in self.dirs.values():
+        self.dirs = {c: os.path.join(p, name if c in FRESH_CONTROLLERS else SLOT_REUSED) for c, p in parents.items()}
+        for c, d in self.dirs.items():
             try:
                 os.mkdir(d)
-            except FileExistsError:  # a leftover of a crashed supervisor: empty it, start over
-                drain(d)
-                os.rmdir(d)
-                os.mkdir(d)
+            except FileExistsError:
+                if c in FRESH_CONTROLLERS:  # a leftover of a crashed supervisor: empty it, start over
+                    drain(d)
+                    os.rmdir(d)
+                    os.mkdir(d)
 
     def _w(self, ctrl, fname, value):
         with open(os.path.join(self.dirs[ctrl], fname), "w") as f:
@@ -55,11 +66,31 @@ class Cgroup:
             self._try_w("memory", "memory.memsw.limit_in_bytes", memory_bytes)
             self._w("pids", "pids.max", pids)
 
+    def reset(self) -> None:
+        """Counters of the reused v1 folders back to zero; they must hold no process."""
+        if self.v2:
+            return
+        if "cpuacct" in self.dirs:
+            self._w("cpuacct", "cpuacct.usage", 0)
+        if "pids" in self.dirs:
+            drain(self.dirs["pids"])
+
+    def open_procs(self) -> None:
+        """Open the groups' cgroup.procs now, so that ``enter`` works from inside the jail's
+        root too (after pivot_root the cgroup file system is out of reach)."""
+        self.procs_fds = [os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
+                          for d in self.dirs.values()]
+
+    def close_procs(self) -> None:
+        for fd in getattr(self, "procs_fds", []):
+            os.close(fd)
+        self.procs_fds = []
+
     def enter(self) -> None:
         """Move the calling process into the group (every controller)."""
-        for d in self.dirs.values():
-            with open(os.path.join(d, "cgroup.procs"), "w") as f:
-                f.write("0")
+        for fd in self.procs_fds:
+            os.write(fd, b"0")
+        self.close_procs()
 
     def stats(self):
         """(peak memory bytes, OOM kills, CPU seconds or None): this execution's alone."""
@@ -121,7 +152,7 @@ def remove(d: str) -> None:
 
 
 def sweep_children(parents: dict) -> None:
-    """Remove every execution folder under the slot folders (a crashed supervisor's leftovers)."""
+    """Remove every execution folder under the slot folders; empty the reused ones."""
     for p in parents.values():
         try:
             names = os.listdir(p)
@@ -129,7 +160,11 @@ def sweep_children(parents: dict) -> None:
             continue
         for n in names:
             d = os.path.join(p, n)
-            if os.path.isdir(d):
+            if not os.path.isdir(d):
+                continue
+            if n == SLOT_REUSED:
+                drain(d)
+            else:
                 remove(d)
 
 

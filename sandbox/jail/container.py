@@ -392,12 +392,18 @@ class ContainerBox:
 
     # -- per execution, in the supervisor
 
+    def prepare(self) -> None:
+        pass
+
     def before(self, job: Job, lim: Limits):
         if not self._prepare_prog(job):
             return {"missing_prog": True}
         self.oom_before = oom_kills()
         self.meter.start()
         return None
+
+    def forked(self) -> None:
+        pass
 
     def kill_program(self, pid: int) -> None:
         try:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
 import signal
+import stat
 
 from . import cgroup as cgroups
-from . import kernel
+from . import kernel, steps
 from .fetch import read_beneath
 from .kernel import (
     CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWUTS, MS_BIND, MS_NOATIME,
@@ -32,9 +34,6 @@ CLONE_NEWCGROUP = 0x02000000
 def copy_tree(src: str, dst: str) -> None:
     """Regular files and directories of ``src`` into ``dst`` (root-owned, read-only for the
     program, execute bits kept); links and anything else are not copied."""
-    import shutil
-    import stat
-
     for dirpath, dirnames, filenames in os.walk(src):
         rel = os.path.relpath(dirpath, src)
         target = dst if rel == "." else os.path.join(dst, rel)
@@ -78,6 +77,7 @@ class NativeBox:
         self.rlimits = bool(cfg.get("rlimits", True))
         self.meter = None
         self.cg = None
+        self.work_kept = False  # this execution's /work is the supervisor's (a job that fetches files)
 
     # -- once per slot, in the server
 
@@ -180,31 +180,34 @@ class NativeBox:
 
     # -- per execution, in the supervisor
 
-    def before(self, job: Job, lim: Limits):
-        """The execution's cgroup, and its mounts: the supervisor is a fresh process, so it
-        takes a mount namespace of its own and mounts /work, /tmp and /prog there; the program
-        inherits them (what the supervisor writes is charged to the slot, not the program)."""
+    def prepare(self) -> None:
+        """In a fresh supervisor, before any header: the next execution's fresh cgroup."""
         if self.cgroup_parents:
             self.cg = cgroups.Cgroup(self.cgroup_parents, f"x{os.getpid()}")
+
+    def before(self, job: Job, lim: Limits):
+        """The execution's limits, and fresh counters. A job that fetches files back needs a
+        /work that outlives the program: the supervisor then mounts it, in a mount namespace of
+        its own (the program's namespace, a copy of it, shares the tmpfs); ``after`` reads it."""
+        if self.cg is not None:
             self.cg.limit(lim.memory_bytes, lim.processes)
-        kernel.unshare(CLONE_NEWNS)
-        r = self.root
-        owner = f"uid={self.uid},gid={self.gid}" if self.mode == "root" else "uid=0,gid=0"
-        tmpfs_size = max(lim.file_size_bytes, 1 << 20)
-        work = os.path.join(r, "work")
-        if job.work_dir:
-            mount(job.work_dir, work, None, MS_BIND)
-            mount(None, work, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
-        else:
-            mount("work", work, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=700,{owner},size={tmpfs_size}")
-        mount("tmp", os.path.join(r, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
-        if job.program_dir:
-            # A copy on a tmpfs, not a bind: a bind shows its host path in /proc/self/mountinfo.
-            prog = os.path.join(r, "prog")
-            mount("prog", prog, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755")
-            copy_tree(job.program_dir, prog)
-            mount(None, prog, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            self.cg.reset()
+            self.cg.open_procs()
+        self.work_kept = job.fetch is not None and not job.work_dir
+        if self.work_kept:
+            kernel.unshare(CLONE_NEWNS)
+            self._mount_work(lim)
         return None
+
+    def _mount_work(self, lim: Limits) -> None:
+        owner = f"uid={self.uid},gid={self.gid}" if self.mode == "root" else "uid=0,gid=0"
+        mount("work", os.path.join(self.root, "work"), "tmpfs", MS_NOSUID | MS_NODEV,
+              f"mode=700,{owner},size={max(lim.file_size_bytes, 1 << 20)}")
+
+    def forked(self) -> None:
+        """In the supervisor, once the program's process exists."""
+        if self.cg is not None:
+            self.cg.close_procs()
 
     def kill_program(self, pid: int) -> None:
         try:
@@ -225,9 +228,11 @@ class NativeBox:
             self.cg.kill_all()
 
     def after(self, job: Job, lim: Limits, facts: Facts):
+        """Kill what is left, read the cgroup's counters. Removing the cgroup and System V IPC
+        objects is the server's sweep, after the reply is out (before the next execution)."""
         self.kill_rest()
         kernel.reap_children()
-        if job.fetch is not None and not job.work_dir:
+        if self.work_kept:
             # Nothing of the program runs any more; its /work (the tmpfs mounted in before(), in
             # this supervisor's own mount namespace) is still here: read what it asked for.
             facts.files = read_beneath(os.path.join(self.root, "work"), job.fetch)
@@ -238,21 +243,38 @@ class NativeBox:
             if cpu is not None:
                 facts.cpu_s = max(facts.cpu_s, cpu)
             facts.oom_kill = oom > 0
-            self.cg.remove()
-        kernel.ipc_sweep()
         return {}, []
 
     # -- per execution, in the program's process (the steps)
 
     def enter_cgroup(self) -> None:
+        """Join the execution's cgroup (descriptors opened by the supervisor), then a cgroup
+        namespace rooted there: the program's /proc/self/cgroup shows /."""
         if self.cg is not None:
             self.cg.enter()
+        kernel.unshare(CLONE_NEWCGROUP)
 
     def make_root(self, job: Job, lim: Limits) -> str:
-        """A mount namespace of the program's own (the supervisor's mounts, then pivot_root
-        into the skeleton, the host tree detached) and a cgroup namespace (its cgroup is /)."""
-        kernel.unshare(CLONE_NEWNS | CLONE_NEWCGROUP)
-        os.chdir(self.root)
+        """A mount namespace of the program's own: tmpfs /work and /tmp, /prog a read-only tmpfs
+        copy of the program's files (a bind would show its host path in mountinfo), then
+        pivot_root into the skeleton with the host tree detached. Runs before the cgroup step,
+        so the copy is not charged to the program."""
+        kernel.unshare(CLONE_NEWNS)
+        r = self.root
+        tmpfs_size = max(lim.file_size_bytes, 1 << 20)
+        work = os.path.join(r, "work")
+        if job.work_dir:
+            mount(job.work_dir, work, None, MS_BIND)
+            mount(None, work, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
+        elif not self.work_kept:  # else the supervisor's tmpfs, already here (see before())
+            self._mount_work(lim)
+        mount("tmp", os.path.join(r, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
+        if job.program_dir:
+            prog = os.path.join(r, "prog")
+            mount("prog", prog, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755")
+            copy_tree(job.program_dir, prog)
+            mount(None, prog, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.chdir(r)
         kernel.pivot_root(".", ".oldroot")
         os.chdir("/")
         kernel.umount("/.oldroot")
@@ -266,9 +288,7 @@ class NativeBox:
 
     def credentials(self) -> None:
         if self.mode == "root":
-            from .steps import credentials
-
-            credentials(self.uid, self.gid)
+            steps.credentials(self.uid, self.gid)
         else:
             kernel.drop_capabilities()
         # The uid change made us non-dumpable, which leaves /proc/self owned by root; exec

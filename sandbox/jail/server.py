@@ -1,14 +1,15 @@
 """The jail server: one per native slot or container, one execution at a time.
 
-The server is a warm interpreter that never reads a byte of any job. For each execution it
-reads a ``Header`` (limits and a size: no job content), forks a fresh **supervisor**, and
-waits. The supervisor alone reads the ``Job`` that follows on the stream, runs the program
-through the steps of ``contain`` (see ``steps``), supervises it, reports ``Facts`` on the
-reply stream, cleans up and exits. So the program's parent is a process that held this job
-and no other, and the next program is forked from the same clean server.
+The server is a warm interpreter that never reads a byte from the host after its start. It
+keeps one fresh **supervisor** forked in advance; the supervisor reads the next ``Header``
+(limits and a size: no job content) and the ``Job`` that follows, runs the program through
+the steps of ``contain`` (see ``steps``), supervises it, reports ``Facts``, and exits. So the
+program's parent is a process that held this job and no other, and every supervisor is forked
+from the same clean server. The fork, the sweep after an execution and the next execution's
+cgroup folder happen while the host is busy with the reply: off the execution's path.
 
     server ──fork──► supervisor ──fork──► program (contain: the steps, then exec / Python)
-      │                 │ reads the Job, writes the Facts
+      │                 │ reads Header + Job, writes the Facts, exits
       └ after it exits: the box's sweep (kill what is left, System V IPC, cgroup folders)
 """
 
@@ -21,39 +22,28 @@ import time
 import traceback
 
 from . import kernel, steps, zygote
+from .supervise import Pipes, supervise
 from .protocol import (
     F_HEADER, F_INIT, F_REPLY, MAX_CONTROL, Facts, Header, Job, Limits, ProtocolError, decode_header, decode_job,
     encode_facts, facts_from_error, json_frame, read_frame, write_all,
 )
 
 # What the supervisor tells the server on the sync pipe.
-JOB_READ, REPLY_STARTED, REPLY_DONE = b"R", b"W", b"D"
+HEADER_READ, JOB_READ, REPLY_STARTED, REPLY_DONE, STOP, PONG = b"H", b"R", b"W", b"D", b"S", b"P"
+MAX_EARLY_DEATHS = 3  # supervisors dead before reading anything, in a row: give up
 
 
 def serve(box, rfd: int, wfd: int) -> int:
     count = 0
+    early_deaths = 0
     while True:
-        got = read_frame(rfd, MAX_CONTROL)
-        if got is None:
-            return 0
-        kind, payload = got
-        if kind != F_HEADER:
-            write_all(wfd, encode_facts(facts_from_error(f"jail: protocol error (frame kind {kind})")))
-            return 1
-        header = decode_header(payload)
-        if header.op == "stop":
-            return 0
-        if header.op == "ping":
-            write_all(wfd, json_frame(F_REPLY, {"ok": True, "count": count}))
-            continue
-        count += 1
         sync_r, sync_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the supervisor
             code = 1
             try:
                 os.close(sync_r)
-                code = supervisor(box, header, rfd, wfd, sync_w)
+                code = supervisor(box, rfd, wfd, sync_w, count)
             except BaseException:
                 traceback.print_exc()
             os._exit(code)
@@ -62,21 +52,49 @@ def serve(box, rfd: int, wfd: int) -> int:
         marks = kernel.drain(sync_r, 16)
         os.close(sync_r)
         box.sweep()
+        if STOP in marks:
+            return 0
+        if PONG in marks:
+            continue
+        if HEADER_READ not in marks:
+            early_deaths += 1
+            if early_deaths >= MAX_EARLY_DEATHS:
+                return 1
+            continue
+        early_deaths = 0
+        count += 1
         if REPLY_DONE not in marks:
             if REPLY_STARTED in marks:
                 return 1  # a reply was cut half-way: the stream is unusable
-            why = f"jail supervisor died (status {status})"
-            write_all(wfd, encode_facts(facts_from_error(why)))
+            write_all(wfd, encode_facts(facts_from_error(f"jail supervisor died (status {status})")))
             if JOB_READ not in marks:
                 return 1  # the job is still on the stream: cannot go on
 
 
-def supervisor(box, header: Header, rfd: int, wfd: int, sync_w: int) -> int:
-    """Read this execution's job (the first and only job this process sees), run it, report."""
+def supervisor(box, rfd: int, wfd: int, sync_w: int, count: int) -> int:
+    """Read one execution (the first and only job this process sees), run it, report."""
     try:  # orphans of the program come to us, not to the server (gVisor lacks it: PID 1 reaps)
         kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)
     except OSError:
         pass
+    box.prepare()  # before the header arrives: nothing of the job is known yet
+    got = read_frame(rfd, MAX_CONTROL)
+    if got is None:
+        os.write(sync_w, STOP)
+        return 0
+    kind, payload = got
+    if kind != F_HEADER:
+        os.write(sync_w, HEADER_READ)
+        raise ProtocolError(f"frame kind {kind}, expected a header")
+    header = decode_header(payload)
+    if header.op == "stop":
+        os.write(sync_w, STOP)
+        return 0
+    if header.op == "ping":
+        write_all(wfd, json_frame(F_REPLY, {"ok": True, "count": count}))
+        os.write(sync_w, PONG)
+        return 0
+    os.write(sync_w, HEADER_READ)
     job = decode_job(rfd, header.job_size)
     os.write(sync_w, JOB_READ)
     os.close(rfd)
@@ -96,8 +114,6 @@ def execute(box, job: Job, lim: Limits):
     early = box.before(job, lim)
     if early is not None:
         return Facts(), early, []
-    from .supervise import Pipes, supervise
-
     stdin_fd = kernel.memfd_with(job.stdin)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -119,6 +135,7 @@ def execute(box, job: Job, lim: Limits):
         os._exit(127)
     for fd in (stdin_fd, out_w, err_w, res_w, status_w):
         os.close(fd)
+    box.forked()
     facts = supervise(pid, Pipes(out_r, err_r, res_r), lim, t0, box)
     setup_error = kernel.drain(status_r, 4096)
     os.close(status_r)
@@ -130,8 +147,8 @@ def execute(box, job: Job, lim: Limits):
 
 def contain(box, job: Job, lim: Limits, stdin_fd: int, out_w: int, err_w: int, res_w: int, status: list) -> None:
     """The program's process, from fork to untrusted code: the steps, in order."""
-    box.enter_cgroup()                                               # 1. cgroup
-    workdir = box.make_root(job, lim)                                # 2. root
+    workdir = box.make_root(job, lim)                                # 1. root
+    box.enter_cgroup()                                               # 2. cgroup
     box.network()                                                    # 3. network
     if box.rlimits:
         steps.rlimits(lim, box.nproc(lim))                           # 4. rlimits

@@ -4,8 +4,8 @@ As in ioi/isolate's ``box_inside`` and nsjail's ``contain.cc``, the program's pr
 through a short list of explicit steps between fork and untrusted code; ``server.contain``
 calls them in this order, and each backend's box supplies the steps that differ:
 
-  1. cgroup       join the execution's fresh cgroup                (box)
-  2. root         the file system the program sees                 (box)
+  1. root         the file system the program sees                 (box)
+  2. cgroup       join the execution's fresh cgroup                (box)
   3. network      an empty network namespace                       (box)
   4. rlimits      CPU, file size, open files, stack, core, ...     (here)
   5. fds          stdin/stdout/stderr, the result descriptor (3)   (here)
@@ -18,6 +18,7 @@ calls them in this order, and each backend's box supplies the steps that differ:
 
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import signal
@@ -57,8 +58,6 @@ def rlimits(lim: Limits, nproc: int = 0) -> None:
 def fds(stdin_fd: int, out_w: int, err_w: int, result_w: int, status_w: int) -> int:
     """Step 5. 0-2 and the result descriptor; everything else closed but the status pipe
     (close-on-exec: it reports a set-up failure until exec succeeds). Returns its new number."""
-    import fcntl
-
     high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 64) for fd in (stdin_fd, out_w, err_w, result_w, status_w)]
     for target, src in zip((0, 1, 2, RESULT_FD), high):
         os.dup2(src, target)  # dup2 leaves the copy inheritable

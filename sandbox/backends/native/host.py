@@ -1,8 +1,9 @@
 """The native backend: a pool of jail servers, one per slot, on this Linux host.
 
-Each slot is a ``jail_server.py`` process on the Python toolchain's interpreter, set up once
-(private mount and network namespace, read-only skeleton root) and then asked to run one
-execution at a time. A slot that stops answering is killed with everything under it and
+Each slot is a jail server (``sandbox.jail``, started from source by ``sandbox.jail.boot``)
+on the Python toolchain's interpreter, set up once (private mount, PID, IPC, UTS and empty
+network namespaces, read-only skeleton root) and then asked to run one execution at a time;
+this module is only the driver: it starts slots and speaks ``sandbox.jail.protocol``. A slot that stops answering is killed with everything under it and
 started again; the execution it held comes back as SE.
 """
 
