@@ -199,12 +199,21 @@ class Sandbox:
             "required_layers": sorted(self.config.effective_required()),
             "missing_layers": missing,
             "languages": {name: tc.version for name, tc in sorted(self.toolchains.items())},
+            "libraries": self.libraries(),
             "slots": self.backend.slots,
             "queue_depth": self.scheduler.depth,
             "running": self.scheduler.running,
             "problems": problems,
             **{k: v for k, v in h.items() if k not in ("layers", "problems", "slots")},
         }
+
+    def libraries(self) -> dict:
+        """The libraries LLM-written code imports and their versions, as this backend's programs see them."""
+        if hasattr(self.backend, "libraries"):
+            return self.backend.libraries()
+        from .libraries import detect_libraries
+
+        return detect_libraries()
 
     def check_isolation(self) -> None:
         h = self.health()

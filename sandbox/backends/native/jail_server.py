@@ -186,6 +186,10 @@ class Cgroup:
                 os.mkdir(d)
             except FileExistsError:
                 self._drain(d)
+            except FileNotFoundError:
+                # The slot's folder went away under us (another instance's sweep of "dead" instances
+                # judges by /proc/<pid>, which a PID namespace hides): make it again, then ours.
+                os.makedirs(d)
 
     def _w(self, ctrl, fname, value):
         with open(os.path.join(self.dirs[ctrl], fname), "w") as f:
