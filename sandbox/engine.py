@@ -200,6 +200,10 @@ class Sandbox:
             "missing_layers": missing,
             "languages": {name: tc.version for name, tc in sorted(self.toolchains.items())},
             "libraries": self.libraries(),
+            # A backend with toolchains of its own (the Docker image): the host's beside them, so a
+            # difference between the two (a security update one of them lacks) is visible.
+            **({"host_languages": {n: tc.version for n, tc in sorted(detect_toolchains().items())}}
+               if hasattr(self.backend, "toolchains") else {}),
             "slots": self.backend.slots,
             "queue_depth": self.scheduler.depth,
             "running": self.scheduler.running,
