@@ -445,6 +445,7 @@ class _Job:
         res = self.sb.backend.execute(spec)
         out = _text(res.stdout)
         tr = TestResult(verdict=Verdict.AC, time_s=round(res.cpu_s, 4), wall_time_s=round(res.wall_s, 4),
+                        run_delay_s=round(min(res.run_delay_s, res.wall_s), 4),
                         memory_kb=res.memory_kb, exit_code=res.exit_code, signal=res.signal, stdout=out,
                         stderr=_text(res.stderr), truncated=res.output_exceeded, message=res.error)
         if req.fetch_files:

@@ -61,6 +61,8 @@ class ExecResult:
     output_exceeded: bool = False
     # Set when the sandbox itself failed; the program is not to blame (verdict SE).
     error: Optional[str] = None
+    # Seconds the program's main thread waited for a CPU (0 where unknown): wall - this is its own time.
+    run_delay_s: float = 0.0
     # The fetched files (ExecSpec.fetch) that existed as regular files, by the path asked for.
     files: dict[str, bytes] = field(default_factory=dict)
 

@@ -308,6 +308,7 @@ class DockerBackend:
             stdout=base64.b64decode(r.get("stdout", "")), stderr=base64.b64decode(r.get("stderr", "")),
             wall_exceeded=bool(r.get("wall_exceeded")), cpu_exceeded=bool(r.get("cpu_exceeded")),
             memory_exceeded=bool(r.get("memory_exceeded")), output_exceeded=bool(r.get("output_exceeded")),
+            run_delay_s=float(r.get("run_delay_s") or 0.0),
             error=r.get("error"), files={k: base64.b64decode(v) for k, v in (r.get("files") or {}).items()},
         )
         if spec.work_dir is not None and "work_files" in r:

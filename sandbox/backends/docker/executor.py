@@ -545,6 +545,7 @@ class Executor:
         for fd in (out_r, err_r) + ((pidfd,) if pidfd is not None else ()):
             poller.register(fd, select.POLLIN | select.POLLHUP)
         reaped = None
+        run_delay = 0.0
         flags = {"wall": False, "cpu": False, "mem": False, "out": False}
         killed = exited = False
         peak = 0
@@ -579,6 +580,11 @@ class Executor:
             wait = min(self.poll_s, max(0.0, deadline - now)) if not (killed or exited) else 0.05
             events = poller.poll(wait * 1000)
             if not exited:
+                try:  # peek first: the scheduler counters are readable only until the reap
+                    if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                        run_delay = js.run_delay_s(pid)
+                except ChildProcessError:
+                    pass
                 got, status, ru = os.wait4(pid, os.WNOHANG)
                 if got == pid:
                     reaped = (status, ru, time.monotonic())
@@ -624,6 +630,7 @@ class Executor:
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
             "cpu_s": cpu_s, "wall_s": wall_s, "memory_kb": max(ru.ru_maxrss, peak // 1024),
             "stdout": base64.b64encode(out).decode(), "stderr": base64.b64encode(err).decode(),
+            "run_delay_s": run_delay,
             "wall_exceeded": flags["wall"], "cpu_exceeded": flags["cpu"], "memory_exceeded": flags["mem"],
             "output_exceeded": flags["out"], "error": None,
         }

@@ -310,5 +310,6 @@ def _to_result(res: dict) -> ExecResult:
         stdout=base64.b64decode(res.get("stdout", "")), stderr=base64.b64decode(res.get("stderr", "")),
         wall_exceeded=res.get("wall_exceeded", False), cpu_exceeded=res.get("cpu_exceeded", False),
         memory_exceeded=res.get("memory_exceeded", False), output_exceeded=res.get("output_exceeded", False),
+        run_delay_s=float(res.get("run_delay_s") or 0.0),
         error=res.get("error"), files={k: base64.b64decode(v) for k, v in (res.get("files") or {}).items()},
     )

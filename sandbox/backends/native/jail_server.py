@@ -512,6 +512,7 @@ class Slot:
         killed = wall = output = False
         exited = False
         waited = None
+        run_delay = 0.0
         while open_fds or not exited:
             timeout = deadline - time.monotonic()
             if timeout <= 0 and not killed:
@@ -526,6 +527,7 @@ class Slot:
                 if fd == pidfd:
                     exited = True
                     poller.unregister(pidfd)
+                    run_delay = run_delay_s(pid)  # the zombie still has its scheduler counters
                     waited = os.wait4(pid, 0)  # before anything else may reap it
                     continue
                 chunk = os.read(fd, 65536)
@@ -568,6 +570,7 @@ class Slot:
             "exit_code": exit_code, "signal": sig,
             "cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": wall_s, "memory_kb": ru.ru_maxrss,
             "stdout": base64.b64encode(out).decode(), "stderr": base64.b64encode(err).decode(),
+            "run_delay_s": run_delay,
             "wall_exceeded": wall, "cpu_exceeded": False, "memory_exceeded": False,
             "output_exceeded": output, "error": None,
         }
@@ -630,6 +633,17 @@ class Slot:
         os.chdir("/")
         umount("/.oldroot")
         return "/work"
+
+
+def run_delay_s(pid: int) -> float:
+    """Seconds the process's main thread was ready to run but waited for a CPU (schedstat's
+    run_delay): wall time minus this is the program's own elapsed time, whatever the load.
+    Readable until the process is reaped; 0 where the kernel (or gVisor) does not show it."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 FETCH_LIMIT = 64 << 20  # bytes of fetched files one execution may return
