@@ -90,8 +90,15 @@ def _nonzero_code(t: TestResult) -> int:
     return 1  # stopped by a limit without an exit status of its own
 
 
-def _run_step(t: TestResult) -> FusionCommandResult:
+def _run_step(t: TestResult, run_timeout: Optional[float] = None) -> FusionCommandResult:
     elapsed = t.wall_time_s or t.time_s
+    # SandboxFusion's run_timeout is the run's elapsed time. Ours is the program's own: wall time
+    # less the time it waited for a CPU, so a program that sleeps past run_timeout is TLE (as
+    # there) while one slowed down by a busy machine is not. CPU time over the limit is TLE anyway.
+    own = max(0.0, (t.wall_time_s or 0.0) - (t.run_delay_s or 0.0))
+    if run_timeout is not None and t.verdict not in (Verdict.SE, Verdict.TLE) and own > run_timeout:
+        return FusionCommandResult(status="TimeLimitExceeded", execution_time=elapsed, return_code=None,
+                                   stdout=t.stdout, stderr=t.stderr)
     if t.verdict in (Verdict.AC, Verdict.WA):
         code = t.exit_code if t.exit_code is not None else 0
         return FusionCommandResult(status="Finished", execution_time=elapsed, return_code=code,
@@ -116,7 +123,8 @@ def has_compile_step(language: str) -> bool:
         return True
 
 
-def to_response(res: RunResult, compiled: bool = True, fetched: Optional[dict[str, str]] = None) -> FusionRunResponse:
+def to_response(res: RunResult, compiled: bool = True, fetched: Optional[dict[str, str]] = None,
+                run_timeout: Optional[float] = None) -> FusionRunResponse:
     files = dict(fetched or (res.tests[0].files if res.tests and res.tests[0].files else {}))
     show_compile = res.compile is not None and (compiled or not res.compile.ok)
     compile_step = _compile_step(res.compile) if show_compile else None
@@ -129,7 +137,7 @@ def to_response(res: RunResult, compiled: bool = True, fetched: Optional[dict[st
         return FusionRunResponse(status="SandboxError", message=res.message or "the sandbox returned no run",
                                  compile_result=compile_step, files=files)
     t = res.tests[0]
-    run_step = _run_step(t)
+    run_step = _run_step(t, run_timeout)
     if run_step.status == "Error":
         return FusionRunResponse(status="SandboxError", message=t.message or res.message or "sandbox error",
                                  compile_result=compile_step, run_result=run_step, files=files)

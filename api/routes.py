@@ -180,10 +180,13 @@ async def run_code(body: FusionRunRequest, request: Request, response: Response)
     except BadRequest as e:
         return fusion.sandbox_error(str(e) or type(e).__name__)
     try:
-        response.headers["X-Codetest-Verdict"] = result.verdict.value
-        return fusion.to_response(result, compiled=fusion.has_compile_step(job.language))
+        resp = fusion.to_response(result, compiled=fusion.has_compile_step(job.language),
+                                  run_timeout=job.limits.time_s)
     finally:
         result.release_output()
+    timed_out = resp.run_result is not None and resp.run_result.status == "TimeLimitExceeded"
+    response.headers["X-Codetest-Verdict"] = "TLE" if timed_out else result.verdict.value
+    return resp
 
 
 @router.post("/get_reward", response_model=OpenRLHFResponse, responses=_ERRORS, tags=["compat"],

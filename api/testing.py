@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 
 @contextmanager
-def serve_in_thread(app: Any, host: str = "127.0.0.1", startup_timeout_s: float = 30.0,
+def serve_in_thread(app: Any, host: str = "127.0.0.1", startup_timeout_s: float = 120.0,
                     **uvicorn_options: Any) -> Iterator[str]:
     import uvicorn
 

@@ -222,7 +222,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     items = cases(subs[::stride][: args.limit], args.timing_out, args.loop_share)
     uid_base = int(os.environ.get("CODETEST_UID_BASE", "64000")) + 900
     server = Server(os.path.join(scratch, "state"), uid_base, os.path.join(scratch, "server.log"))
-    server.start()
+    server.start(timeout_s=300)  # many slots start slowly on a loaded machine
     results = []
     try:
         health = __import__("httpx").get(server.url + "/healthz", timeout=10).json()

@@ -87,6 +87,11 @@ class Deadline:
         return min(timeout_s, r)
 
 
+# The client's time for one attempt, sent with every request: the service admits a request only
+# when it can answer within it (api/admission.py), and otherwise says 503 + Retry-After at once.
+DEADLINE_HEADER = "X-Codetest-Deadline"
+
+
 def is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, APIError):
         return exc.retryable

@@ -38,7 +38,8 @@ class AsyncClient:
             raise DeadlineExceeded("deadline passed while waiting for a free connection") from None
         try:
             t = dl.attempt_timeout(self.settings.timeout_s)
-            resp = await self._http.request(method, path, json=body, timeout=httpx.Timeout(t, connect=min(10.0, t)))
+            resp = await self._http.request(method, path, json=body, timeout=httpx.Timeout(t, connect=min(10.0, t)),
+                                             headers={_core.DEADLINE_HEADER: f"{t:.3f}"})
         finally:
             self._gate.release()
         if resp.status_code in ok:

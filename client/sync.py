@@ -43,7 +43,8 @@ class Client:
         try:
             t = dl.attempt_timeout(self.settings.timeout_s)
             resp = self._http.request(method, path, json=body,
-                                      timeout=httpx.Timeout(t, connect=min(10.0, t)))
+                                      timeout=httpx.Timeout(t, connect=min(10.0, t)),
+                                      headers={_core.DEADLINE_HEADER: f"{t:.3f}"})
         finally:
             self._gate.release()
         if resp.status_code in ok:

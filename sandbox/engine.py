@@ -66,11 +66,29 @@ class Sandbox:
     # -- health and refusal
 
     def health(self) -> dict:
+        """/healthz's sandbox part: the gate's report, the libraries programs see, and (a backend
+        with toolchains of its own, the Docker image) the host's toolchains beside them, so a
+        difference between the two (a security update one of them lacks) is visible."""
+        report = self._gate_report()
+        report["libraries"] = self.libraries()
+        if hasattr(self.backend, "toolchains"):
+            report["host_languages"] = {n: tc.version for n, tc in sorted(detect_toolchains().items())}
+        return report
+
+    def _gate_report(self) -> dict:
         return health_report(self.config, self.backend, {n: tc.version for n, tc in self.toolchains.items()},
                              self.scheduler.depth, self.scheduler.running)
 
+    def libraries(self) -> dict:
+        """The libraries LLM-written code imports and their versions, as this backend's programs see them."""
+        if hasattr(self.backend, "libraries"):
+            return self.backend.libraries()
+        from .libraries import detect_libraries
+
+        return detect_libraries()
+
     def check_isolation(self) -> None:
-        refuse_unless_isolated(self.health())
+        refuse_unless_isolated(self._gate_report())
 
     # -- running
 

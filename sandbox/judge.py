@@ -134,6 +134,7 @@ class Job:
         d: Decision = decide(facts, spec.limits.cpu_s, spec.limits.memory_bytes, outcome, message,
                              over_job_output_budget=spent == JOB, over_server_output_budget=spent == GLOBAL)
         tr = TestResult(verdict=d.verdict, time_s=round(facts.cpu_s, 4), wall_time_s=round(facts.wall_s, 4),
+                        run_delay_s=round(min(facts.run_delay_s, facts.wall_s), 4),
                         memory_kb=facts.memory_kb, exit_code=facts.exit_code, signal=facts.signal,
                         truncated=facts.output_exceeded, message=d.message)
         if spent is None:

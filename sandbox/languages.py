@@ -150,8 +150,10 @@ LANGUAGES: tuple[Language, ...] = (
     Language("junit", (), (), java_source_name,
              ("{javac}", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8",
               "-cp", ".:*:" + JUNIT_JAR + ":" + JAVA_LIBS, "-d", ".", "{src}"),
+             # /prog/. (not /prog): on Docker /prog is a link, and JUnit's scan does not follow a link
+             # it starts from; no test found is a failure, never a vacuous pass.
              ("{bin}", *_JVM_RUN, "-ea", "-jar", JUNIT_JAR, "--disable-banner", "--details=tree",
-              "--class-path", "/prog:" + JAVA_LIBS, "--scan-class-path"),
+              "--fail-if-no-tests", "--class-path", "/prog/.:" + JAVA_LIBS, "--scan-class-path", "/prog/."),
              "java", ("-version",), ("javac",), min_processes=64, requires=(JUNIT_JAR,), package="junit5"),
     # Jest tests in TypeScript or JavaScript: esbuild strips the types (no type check, as
     # SandboxFusion's babel does), then jest runs the result; '@jest/globals' resolves from jest.

@@ -198,6 +198,8 @@ class TestResult(BaseModel):
     verdict: Verdict
     time_s: float = Field(0.0, description="CPU time, seconds")
     wall_time_s: float = 0.0
+    run_delay_s: float = Field(0.0, description="of the wall time, how long the program waited for a CPU "
+                                                "(a busy machine's doing, not the program's)")
     memory_kb: int = Field(0, description="peak memory of the test's process group")
     exit_code: Optional[int] = None
     signal: Optional[int] = None

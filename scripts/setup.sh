@@ -51,6 +51,19 @@ if [ -n "$missing" ]; then
     log "missing:$missing (install them, or those languages stay unavailable)"
   fi
 fi
+if [ "$(id -u)" = 0 ] && [ "${CODETEST_SETUP_UPGRADE:-1}" = 1 ] && command -v apt-get >/dev/null; then
+  # The runtime image installs these from the same mirror at build time; bringing the host's
+  # copies to the mirror's current version keeps native and Docker on the same toolchain versions.
+  # (CODETEST_SETUP_UPGRADE=0 skips it.)
+  [ -z "$missing" ] && { timeout 900 apt-get update -qq -o DPkg::Lock::Timeout=600 || true; }
+  upgradable=$(apt list --upgradable 2>/dev/null | cut -d/ -f1 | grep -xE "$(echo $TOOLCHAIN_PACKAGES $LIBRARY_PACKAGES \
+    gcc-12 g++-12 openjdk-17-jdk-headless openjdk-17-jre-headless python3.11 | tr ' ' '|')" || true)
+  if [ -n "$upgradable" ]; then
+    log "upgrading to the mirror's versions (as the image has them): $(echo $upgradable)"
+    DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -qq --only-upgrade -o DPkg::Lock::Timeout=600 \
+      $upgradable >/dev/null || log "apt-get upgrade of the toolchains failed; /healthz shows host and image versions"
+  fi
+fi
 if [ "$(id -u)" = 0 ]; then
   if command -v npm >/dev/null 2>&1; then
     need_npm=""

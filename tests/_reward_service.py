@@ -29,7 +29,8 @@ def real_service() -> Iterator[str]:
     from api import create_app
     from api.testing import serve_in_thread
 
-    with serve_in_thread(create_app()) as url:
+    # a few slots: these tests check scoring, not load (the default, 64 per core, takes long to start)
+    with serve_in_thread(create_app(slots=4)) as url:
         yield url
 
 

@@ -212,3 +212,11 @@ def test_sandbox_fusion_sdk_works_unchanged(url):
     tle = sf.run_code(sf.RunCodeRequest(code="while True: pass", language="python", run_timeout=1),
                       endpoint=url, max_attempts=1)
     assert sf.summary_run_code_result(tle, mapping) == "TLE"
+
+
+def test_run_timeout_catches_a_sleeper_on_its_own_elapsed_time(url):
+    slow = _run_code(url, code="import time; time.sleep(0.6)", language="python", run_timeout=0.2).json()
+    quick = _run_code(url, code="print(1)", language="python", run_timeout=0.2).json()
+    assert slow["status"] == "Failed" and slow["run_result"]["status"] == "TimeLimitExceeded", slow
+    assert slow["run_result"]["return_code"] is None
+    assert quick["status"] == "Success", quick

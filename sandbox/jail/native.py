@@ -78,6 +78,8 @@ class NativeBox:
         self.meter = None
         self.cg = None
         self.work_kept = False  # this execution's /work is the supervisor's (a job that fetches files)
+        # The slot's own /proc (its PID namespace, where the supervisor's child pids are valid).
+        self.proc = os.path.join(self.root, "proc") if self.root else "/proc"
 
     # -- once per slot, in the server
 

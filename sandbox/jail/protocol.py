@@ -155,6 +155,10 @@ class Facts:
     cgroup, else the reaped children's rusage), seconds."""
     wall_s: float = 0.0
     """Wall-clock seconds from the program's start to its end (or the kill)."""
+    run_delay_s: float = 0.0
+    """Of ``wall_s``, the seconds the program's main thread was ready to run but waited for a CPU
+    (``/proc/<pid>/schedstat``'s run_delay, read before the reap): ``wall_s - run_delay_s`` is
+    the program's own elapsed time, whatever the load. 0 where the kernel (or gVisor) shows none."""
     memory_bytes: int = 0
     """Peak memory of the execution, bytes: the cgroup's peak when there is one (a fresh
     cgroup per execution), else the container's meter or the maximum resident set."""
@@ -212,7 +216,7 @@ class Facts:
         return self.killed_by == LIMIT_OUTPUT
 
 
-FACT_SCALARS = ("exit_code", "signal", "cpu_s", "wall_s", "memory_bytes", "stdout_size", "stderr_size",
+FACT_SCALARS = ("exit_code", "signal", "cpu_s", "wall_s", "run_delay_s", "memory_bytes", "stdout_size", "stderr_size",
                 "killed_by", "oom_kill", "cpu_limit_signal", "result_size", "error")
 FACT_BYTES = ("stdout", "stderr", "result")
 

@@ -49,6 +49,8 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box) -> Facts:
     meter = getattr(box, "meter", None)
     poll_s = getattr(box, "poll_s", 0.005)
     killed_by = None
+    run_delay = 0.0
+    proc = getattr(box, "proc", "/proc")  # a /proc that shows the program's PID namespace
     exited = False
     reaped = None
     drain_deadline = None
@@ -90,6 +92,11 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box) -> Facts:
                 wait = min(wait, poll_s)
         events = poller.poll(wait * 1000)
         if not exited:
+            try:  # peek first: the scheduler's counters are readable only until the reap
+                if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                    run_delay = run_delay_s(proc, pid)
+            except ChildProcessError:
+                pass
             got, status, ru = os.wait4(pid, os.WNOHANG)
             if got == pid:
                 reaped = (status, ru, time.monotonic())
@@ -132,8 +139,18 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box) -> Facts:
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     return Facts(
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None, signal=sig,
-        cpu_s=max(ru.ru_utime + ru.ru_stime, cpu_seen), wall_s=t_end - t0,
+        cpu_s=max(ru.ru_utime + ru.ru_stime, cpu_seen), wall_s=t_end - t0, run_delay_s=min(run_delay, t_end - t0),
         memory_bytes=max(ru.ru_maxrss * 1024, peak), stdout=bytes(out), stderr=bytes(err),
         stdout_size=size[pipes.out_r], stderr_size=size[pipes.err_r], killed_by=killed_by,
         cpu_limit_signal=sig == signal.SIGXCPU, result=bytes(res), result_size=size[pipes.res_r],
     )
+
+
+def run_delay_s(proc: str, pid: int) -> float:
+    """Seconds the process's main thread was ready to run but waited for a CPU (schedstat's
+    run_delay). Readable until the process is reaped; 0 where the kernel (or gVisor) does not show it."""
+    try:
+        with open(f"{proc}/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0

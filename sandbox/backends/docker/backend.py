@@ -29,11 +29,12 @@ from .files import FilesTooLarge, program_key, read_dir, write_back
 from .pool import ContainerPool
 from .settings import DockerSettings
 from .stream import StreamClosed, StreamTimeout
-from .toolchains import probe_image
+from .toolchains import probe_image, probe_libraries
 
 log = logging.getLogger("codetest.docker")
 
 _toolchain_cache: dict[str, dict[str, Toolchain]] = {}
+_library_cache: dict[str, dict] = {}
 _toolchain_lock = threading.Lock()
 
 
@@ -218,6 +219,16 @@ class DockerBackend:
     def toolchains(self) -> dict[str, Toolchain]:
         """The image's toolchains (paths inside the container), by language name."""
         return dict(self._toolchains)
+
+    def libraries(self) -> dict:
+        """The image's libraries and versions, probed once per image (first /healthz)."""
+        image_id = getattr(self, "image_id", None)
+        if image_id is None:
+            return {}
+        with _toolchain_lock:
+            if image_id not in _library_cache:
+                _library_cache[image_id] = probe_libraries(self.client, self.settings.image)
+            return dict(_library_cache[image_id])
 
     def execute(self, spec: ExecSpec) -> ExecResult:
         if self._closed:

@@ -77,3 +77,20 @@ def probe_image(client: Any, image: str) -> dict[str, Toolchain]:
     by_name = {l.name: l for l in LANGUAGES}
     return {name: Toolchain(by_name[name], d["binary"], d["version"], (), dict(d["extra"]))
             for name, d in found.items() if name in by_name}
+
+
+def probe_libraries(client: Any, image: str) -> dict:
+    """The libraries of ``image`` and their versions (sandbox/libraries.py's probe, run in the image)."""
+    from ...libraries import PROBE, parse
+
+    try:
+        raw = client.containers.run(
+            image, ["python3", "-I", "-c", PROBE], remove=True, network_mode="none",
+            read_only=True, tmpfs={"/tmp": "size=64m"}, cap_drop=["ALL"], security_opt=["no-new-privileges:true"],
+            user="65534:65534", stdout=True, stderr=False, mem_limit="1g", pids_limit=256,
+            labels={"codetest.backend": "docker", "codetest.probe": "libraries"},
+        )
+    except Exception as e:  # reported as none; /healthz then shows the image lacks them
+        log.error("library probe of %s failed: %s", image, e)
+        return {}
+    return parse(raw.decode() if isinstance(raw, bytes) else raw)

@@ -1,0 +1,154 @@
+"""The languages beyond the core ones (verl's SUPPORTED_LANGUAGES that Debian and npm provide):
+the same programs give the same verdicts on every backend under test (``CODETEST_TEST_BACKENDS``:
+native, docker:runc, docker:runsc), and the libraries LLM-written code imports are there.
+
+Mode programs read ``ac``, ``wa``, ``re`` or ``tle`` on stdin and behave accordingly, so one compile
+serves four verdicts; test-runner languages (go_test, pytest, junit, jest) pass or fail their tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox import Limits, RunRequest, TestCase, Verdict
+from sandbox.languages import detect_toolchains, get_language
+
+MODES = ("ac", "wa", "re", "tle")
+WANT = [Verdict.AC, Verdict.WA, Verdict.RE, Verdict.TLE]
+
+MODE_PROGRAMS: dict[str, str] = {
+    "go": 'package main\nimport ("fmt"; "os")\nfunc main() { var m string; fmt.Scan(&m)\n'
+          'switch m { case "ac": fmt.Println(42); case "wa": fmt.Println(41); case "re": os.Exit(3)\n'
+          'default: x := 0; for { x++ } } }\n',
+    "php": '<?php $m = trim(fgets(STDIN)); if ($m == "ac") echo "42\\n"; elseif ($m == "wa") echo "41\\n";\n'
+           'elseif ($m == "re") exit(3); else while (true) {}\n',
+    "lua": 'local m = io.read("l")\nif m == "ac" then print(42) elseif m == "wa" then print(41)\n'
+           'elseif m == "re" then os.exit(3) else while true do end end\n',
+    "r": 'm <- readLines(file("stdin"), n = 1)\nif (m == "ac") cat("42\\n") else if (m == "wa") cat("41\\n") else '
+         'if (m == "re") quit(status = 3) else repeat {}\n',
+    "racket": '#lang racket\n(define m (read-line))\n(cond [(equal? m "ac") (displayln 42)] '
+              '[(equal? m "wa") (displayln 41)] [(equal? m "re") (exit 3)] [else (let loop () (loop))])\n',
+    "ruby": 'm = gets.strip\ncase m\nwhen "ac" then puts 42\nwhen "wa" then puts 41\nwhen "re" then exit 3\n'
+            'else loop {}\nend\n',
+    "typescript": 'const m: string = require("fs").readFileSync(0, "utf8").trim();\n'
+                  'if (m === "ac") console.log(42); else if (m === "wa") console.log(41);\n'
+                  'else if (m === "re") process.exit(3); else { for (;;) {} }\n',
+    "scala": 'object Main { def main(a: Array[String]): Unit = { val m = scala.io.StdIn.readLine().trim\n'
+             'm match { case "ac" => println(42); case "wa" => println(41); case "re" => sys.exit(3)\n'
+             'case _ => while (true) {} } } }\n',
+    "kotlin": 'fun main() { val m = readLine()!!.trim()\nwhen (m) { "ac" -> println(42); "wa" -> println(41)\n'
+              '"re" -> kotlin.system.exitProcess(3); else -> while (true) {} } }\n',
+    "csharp": 'using System;\nclass P { static void Main() { var m = Console.ReadLine().Trim();\n'
+              'if (m == "ac") Console.WriteLine(42); else if (m == "wa") Console.WriteLine(41);\n'
+              'else if (m == "re") Environment.Exit(3); else while (true) {} } }\n',
+    "d": 'import std.stdio, std.string, core.stdc.stdlib;\nvoid main() { auto m = readln().strip;\n'
+         'if (m == "ac") writeln(42); else if (m == "wa") writeln(41); else if (m == "re") exit(3);\n'
+         'else { ulong x; while (true) { x++; if (x == 0) writeln(x); } } }\n',
+}
+
+# language -> [(program, expected verdict)]; CE for the compiled ones.
+PROGRAMS: dict[str, list[tuple[str, Verdict]]] = {
+    "go": [('package main\nfunc main() { undefined_func() }\n', Verdict.CE)],
+    "scala": [('object Main { def main(a: Array[String]): Unit = { val x: Int = "no" } }', Verdict.CE)],
+    "kotlin": [('fun main() { val x: Int = "no" }', Verdict.CE)],
+    "csharp": [('class P { static void Main() { int x = "no"; } }', Verdict.CE)],
+    "d": [('void main() { int x = "no"; }', Verdict.CE)],
+    "verilog": [('module main; initial begin $display("42"); $finish; end endmodule', Verdict.AC),
+                ('module main; initial begin $display("41"); $finish; end endmodule', Verdict.WA),
+                ('module main; reg c = 0; initial forever #1 c = ~c; endmodule', Verdict.TLE),
+                ('module main; initial begin $display("42") end endmodule', Verdict.CE)],
+    "sql": [("SELECT 42;", Verdict.AC), ("SELECT 41;", Verdict.WA), ("SELECT * FROM no_such_table;", Verdict.RE)],
+    "kotlin_script": [('val x = 6 * 7\nprintln(x)\n', Verdict.AC)],
+    "go_test": [('package main\nimport ("testing"; "github.com/stretchr/testify/assert")\n'
+                 'func TestSum(t *testing.T) { assert.Equal(t, 42, 40+2) }\n', Verdict.AC),
+                ('package main\nimport ("testing"; "github.com/stretchr/testify/assert")\n'
+                 'func TestSum(t *testing.T) { assert.Equal(t, 42, 41) }\n', Verdict.RE)],
+    "pytest": [("import numpy as np\ndef test_sum():\n    assert np.array([40, 2]).sum() == 42\n", Verdict.AC),
+               ("def test_sum():\n    assert 40 + 1 == 42\n", Verdict.RE)],
+    "junit": [("import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\n"
+               "public class SumTest { @Test void sum() { assertEquals(42, 40 + 2); } }\n", Verdict.AC),
+              ("import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\n"
+               "public class SumTest { @Test void sum() { assertEquals(42, 41); } }\n", Verdict.RE),
+              ("public class SumTest { void sum() { int x = \"no\"; } }\n", Verdict.CE)],
+    "jest": [("import { expect, test } from '@jest/globals';\nconst add = (a: number, b: number): number => a + b;\n"
+              "test('sum', () => { expect(add(40, 2)).toBe(42); });\n", Verdict.AC),
+             ("test('sum', () => { expect(40 + 1).toBe(42); });\n", Verdict.RE),
+             ("test('sum', () => { expect(40 + ).toBe(42); });\n", Verdict.CE)],
+}
+
+# What LLM-written code imports, per language (docs/api.md, "Libraries"): each prints 42.
+LIBRARIES: dict[str, str] = {
+    "python": "import numpy, pandas, scipy.special, sortedcontainers, requests\n"
+              "print(int(pandas.Series(numpy.array([40, 2])).sum() * scipy.special.comb(2, 2)) "
+              "+ len(sortedcontainers.SortedList()))\n",
+    "javascript": "const _ = require('lodash'); console.log(_.sum([40, 2]));",
+    "typescript": "import _ from 'lodash';\nconst n: number = _.sum([40, 2]);\nconsole.log(n);\n",
+    "java": "import org.javatuples.Pair;\npublic class Main { public static void main(String[] a) {\n"
+            "Pair<Integer, Integer> p = Pair.with(40, 2); System.out.println(p.getValue0() + p.getValue1()); } }\n",
+    "perl": "use Test::Deep; use Data::Compare;\nprint((eq_deeply([1], [1]) && Compare(1, 1)) ? \"42\\n\" : \"0\\n\");\n",
+}
+
+INSTALLED = detect_toolchains()
+SLOW_START = {"racket", "typescript", "scala", "kotlin", "r"}
+LIMITS = dict(time_s=2, wall_time_s=6, memory_mb=1024, compile_time_s=120)
+
+
+def _skip_unless(sandbox, language: str) -> None:
+    name = get_language(language).name
+    if name not in sandbox.toolchains:
+        pytest.skip(f"{name} ({get_language(language).package}) is not installed on the {sandbox.backend.name} backend")
+
+
+@pytest.mark.parametrize("language", sorted(MODE_PROGRAMS))
+def test_mode_program_verdicts(sandbox, language):
+    _skip_unless(sandbox, language)
+    tests = [TestCase(stdin=m + "\n", expected_stdout="42\n") for m in MODES]
+    # Runtimes that spend a second or two of CPU starting (Racket, tsx, the JVM) get more room.
+    limits = dict(LIMITS, time_s=6, wall_time_s=20) if language in SLOW_START else LIMITS
+    res = sandbox.run(RunRequest(language=language, code=MODE_PROGRAMS[language], tests=tests, limits=Limits(**limits)))
+    assert res.compile is not None and res.compile.ok, res.compile
+    got = [t.verdict for t in res.tests]
+    assert got == WANT, [(t.verdict, t.exit_code, t.stdout[-200:], t.stderr[-400:]) for t in res.tests]
+    assert res.tests[0].stdout.strip() == "42"
+
+
+CASES = [(lang, i) for lang, progs in PROGRAMS.items() for i in range(len(progs))]
+
+
+@pytest.mark.parametrize("language,index", CASES, ids=[f"{l}-{PROGRAMS[l][i][1].value}" for l, i in CASES])
+def test_program_verdict(sandbox, language, index):
+    _skip_unless(sandbox, language)
+    code, want = PROGRAMS[language][index]
+    runner = language in ("go_test", "pytest", "junit", "jest")  # the exit status of the tests judges
+    expected = "42\n" if want in (Verdict.AC, Verdict.WA) and not runner else None
+    # kotlin_script compiles in its run step (kotlinc -script): seconds of CPU before the first line.
+    # Test runners start a framework (pytest, jest, go test's build) before the first test: seconds of CPU.
+    limits = dict(LIMITS, time_s=60, wall_time_s=120) if language == "kotlin_script" else \
+        dict(LIMITS, time_s=15, wall_time_s=45) if runner else LIMITS
+    res = sandbox.run(RunRequest(language=language, code=code, tests=[TestCase(expected_stdout=expected)],
+                                 limits=Limits(**limits)))
+    if want == Verdict.CE:
+        assert res.verdict == Verdict.CE and res.compile.stderr, res
+        return
+    t = res.tests[0]
+    assert t.verdict == want, (t.verdict, t.exit_code, t.stdout[-300:], t.stderr[-600:])
+
+
+@pytest.mark.parametrize("language", sorted(LIBRARIES))
+def test_libraries_are_importable(sandbox, language):
+    _skip_unless(sandbox, language)
+    res = sandbox.run(RunRequest(language=language, code=LIBRARIES[language],
+                                 tests=[TestCase(expected_stdout="42\n")], limits=Limits(**LIMITS)))
+    assert res.verdict == Verdict.AC, (res.compile, res.tests and res.tests[0].stderr[-800:])
+
+
+def test_libraries_and_their_versions_are_reported(sandbox):
+    libs = sandbox.health().get("libraries") or {}
+    assert libs.get("python", {}).get("numpy") and libs.get("javascript", {}).get("lodash"), libs
+
+
+def test_unprovided_language_names_what_it_needs():
+    from sandbox.errors import UnknownLanguage
+
+    with pytest.raises(UnknownLanguage, match="not available: it needs"):
+        get_language("swift")
