@@ -1,12 +1,15 @@
 """Reading a job's ``fetch`` files back out of /work once the program has ended.
 
-The names are the program's to choose (it wrote the files), so nothing of them is trusted:
-each path is walked one component at a time with ``openat(O_NOFOLLOW)`` from the work
-directory, so no symlink is ever followed and ``..`` never leaves it; only regular files are
-read (a FIFO or device is opened non-blocking and skipped before any read), missing or
-unreadable ones are left out (as SandboxFusion's ``fetch_files`` does), and the total is
-bounded by ``protocol.FETCH_BYTES``. The caller runs it after every process of the program is
-gone, so nothing swaps a component while it is walked. Standard library only.
+The names are the program's to choose (it wrote the files), so nothing of them is trusted: each
+path is walked one component at a time from the work directory; each component is ``lstat``-ed
+first (a symlink, a FIFO, a device or anything on another file system ends the walk, unopened),
+then opened with ``O_NOFOLLOW``, and what was opened must be the very inode that was looked at.
+So no symlink is followed even where a runtime would follow one despite ``O_NOFOLLOW`` (seen
+under gVisor for a directory), ``..`` never leaves, and only regular files of the work
+directory's own file system are read. Missing or unreadable files are left out (as
+SandboxFusion's ``fetch_files`` does), and the total is bounded by ``protocol.FETCH_BYTES``. The
+caller runs it after every process of the program is gone, so nothing swaps a component while it
+is walked. Standard library only.
 """
 
 from __future__ import annotations
@@ -26,6 +29,19 @@ def _parts(raw: str):
     return parts
 
 
+def _open_beneath(name: str, dir_fd: int, dev: int, flags: int, kind) -> int:
+    """``name`` in ``dir_fd`` if it is of ``kind`` (not a link) on device ``dev``; OSError otherwise."""
+    seen = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    if not kind(seen.st_mode) or seen.st_dev != dev:
+        raise OSError(f"{name!r}: not a plain entry of the work directory")
+    fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    got = os.fstat(fd)
+    if (got.st_dev, got.st_ino) != (seen.st_dev, seen.st_ino) or not kind(got.st_mode):
+        os.close(fd)
+        raise OSError(f"{name!r} changed while it was opened")
+    return fd
+
+
 def read_beneath(base: str, paths, limit: int = FETCH_BYTES) -> dict:
     """``{path as asked: bytes}`` for the ``paths`` (relative to ``base``) that are regular files
     reachable without a link; at most ``limit`` bytes in all (a file that does not fit is left out)."""
@@ -38,14 +54,13 @@ def read_beneath(base: str, paths, limit: int = FETCH_BYTES) -> dict:
         fds = []
         try:
             fds.append(os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+            dev = os.fstat(fds[0]).st_dev
             for part in parts[:-1]:
-                fds.append(os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                   dir_fd=fds[-1]))
-            fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
-                         dir_fd=fds[-1])
+                fds.append(_open_beneath(part, fds[-1], dev, os.O_RDONLY | os.O_DIRECTORY, stat.S_ISDIR))
+            fd = _open_beneath(parts[-1], fds[-1], dev, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY, stat.S_ISREG)
             fds.append(fd)
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or total + st.st_size > limit:
+            if total + st.st_size > limit:
                 continue
             chunks, got = [], 0
             while got <= st.st_size:  # the size seen by fstat bounds the read (no one writes now)
