@@ -82,6 +82,13 @@ def quarantine(cands: list[Any], kept: list[Any], n_gold: int, has_validator: bo
         if n >= QUARANTINE_MIN and bad[fam] / n > QUARANTINE_SHARE:
             out[fam] = (f"{bad[fam]} of {n} inputs made the golds disagree: out of the problem's domain "
                         f"or several right answers; its other inputs are not used")
+    judged = [f for f, n in tried.items() if n >= QUARANTINE_MIN]
+    if judged and len(out) * 2 > len(judged):
+        # most families are out of the domain: the input model itself is off, and what the rest
+        # generate is no safer. Keep the samples only: never worse than them.
+        out["*"] = (f"{len(out)} of {len(judged)} families out of the domain: the input model is unsure, "
+                    f"the suite keeps the samples only")
+        return [c for c in kept if c.family == "seed"], out
     return [c for c in kept if c.family not in out], out
 
 

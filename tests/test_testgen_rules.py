@@ -190,6 +190,11 @@ def test_quarantine_drops_families_the_golds_disagree_on():
     assert set(why) == {"regular"} and "6 of 10" in why["regular"]
     assert {c.family for c in out} == {"seed", "mutation"}
     assert quarantine(cands, kept, n_gold=1)[1] == {}  # one gold cannot disagree with itself
+    # most families out of the domain: the model is off, only the samples are kept
+    more = cands + [Candidate("special", args=[i + 200], meta={"drop": "gold_disagree"} if i < 5 else {})
+                    for i in range(10)]
+    out, why = quarantine(more, [c for c in more if "drop" not in c.meta], n_gold=3)
+    assert "*" in why and {c.family for c in out} == {"seed"}
     assert quarantine(cands, kept, n_gold=2, has_validator=True)[1] == {}
 
 
