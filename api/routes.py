@@ -137,7 +137,7 @@ async def run_code(body: FusionRunRequest, request: Request, response: Response)
         return fusion.sandbox_error(fusion.validation_message(e))
     except BadRequest as e:
         return fusion.sandbox_error(str(e) or type(e).__name__)
-    resp = fusion.to_response(result, compiled=fusion.has_compile_step(job.language), run_timeout=job.limits.time_s)
+    resp = fusion.to_response(result, compiled=fusion.has_compile_step(job.language), run_timeout=job.limits.time_s if fusion.judged_on_own_time(job.language) else None)
     timed_out = resp.run_result is not None and resp.run_result.status == "TimeLimitExceeded"
     response.headers["X-Codetest-Verdict"] = "TLE" if timed_out else result.verdict.value
     return resp
