@@ -137,8 +137,10 @@ def test_program_verdict(sandbox, language, index):
 @pytest.mark.parametrize("language", sorted(LIBRARIES))
 def test_libraries_are_importable(sandbox, language):
     _skip_unless(sandbox, language)
+    # numpy + pandas + scipy imports, tsx's start: seconds of CPU, more under gVisor.
     res = sandbox.run(RunRequest(language=language, code=LIBRARIES[language],
-                                 tests=[TestCase(expected_stdout="42\n")], limits=Limits(**LIMITS)))
+                                 tests=[TestCase(expected_stdout="42\n")],
+                                 limits=Limits(**dict(LIMITS, time_s=15, wall_time_s=45))))
     assert res.verdict == Verdict.AC, (res.compile, res.tests and res.tests[0].stderr[-800:])
 
 
