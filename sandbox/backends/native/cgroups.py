@@ -126,8 +126,22 @@ def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
     return None, "no cgroup hierarchy with memory and pids controllers is mounted"
 
 
+INIT_PID_NS_INODE = 0xEFFFFFFC  # the kernel's PROC_PID_INIT_INO: the initial PID namespace
+
+
+def _sees_every_pid() -> bool:
+    """True in the initial PID namespace. Elsewhere /proc hides other instances' processes, and a
+    sweep by "/proc/<pid> is gone" would remove (and kill) live instances' cgroups."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino == INIT_PID_NS_INODE
+    except OSError:
+        return False
+
+
 def _cleanup_dead(top: str) -> None:
     """Remove instance folders whose owning process is gone (a crash left them)."""
+    if not _sees_every_pid():
+        return
     try:
         names = os.listdir(top)
     except OSError:
