@@ -165,7 +165,8 @@ LANGUAGES: tuple[Language, ...] = (
              ("{bin}", NODE_MODULES + "/jest/bin/jest.js", "--ci", "--runInBand", "--config",
               '{{"rootDir": "/prog", "cache": false, "watchman": false, "transform": {{}}, '
               '"modulePaths": ["' + NODE_MODULES + '", "' + NODE_MODULES + '/jest/node_modules"]}}',
-              "/prog/main.test.js"), "node",
+              # a pattern, not /prog/...: on Docker jest sees /prog's real path
+              "main\\.test\\.js$"), "node",
              (NODE_MODULES + "/jest/bin/jest.js", "--version"), ("esbuild",), min_processes=64, env=_NODE_ENV,
              requires=(NODE_MODULES + "/jest",), package="jest esbuild (npm -g)"),
     Language("typescript", ("ts",), (".ts",), _fixed("main.ts"),

@@ -662,8 +662,13 @@ def read_beneath(base: str, paths, limit: int) -> dict:
         try:
             fds.append(os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
             for part in parts[:-1]:
+                # lstat first as well as O_NOFOLLOW: not every kernel (gVisor) refuses a link there.
+                if (os.stat(part, dir_fd=fds[-1], follow_symlinks=False).st_mode & 0o170000) != 0o040000:
+                    raise NotADirectoryError(part)
                 fds.append(os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
                                    dir_fd=fds[-1]))
+            if (os.stat(parts[-1], dir_fd=fds[-1], follow_symlinks=False).st_mode & 0o170000) != 0o100000:
+                continue  # a link, FIFO, device or directory: never opened
             fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fds[-1])
             fds.append(fd)
             st = os.fstat(fd)
