@@ -303,6 +303,9 @@ class Sandbox:
                 cr, sandbox_failed = self._compile(tc, src, folder, limits, outer)
                 if sandbox_failed:  # not the program's fault: nothing to cache
                     return None, cr
+                if cr.stderr.endswith("compilation timed out"):
+                    # A timeout depends on the limit and the machine, neither in the key: judge it, keep nothing.
+                    return None, cr
                 if not cr.ok:
                     for name in os.listdir(folder):
                         p = os.path.join(folder, name)
