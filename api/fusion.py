@@ -113,6 +113,16 @@ def _run_step(t: TestResult, run_timeout: Optional[float] = None) -> FusionComma
                                stdout=t.stdout, stderr=t.stderr)
 
 
+def judged_on_own_time(language: str) -> bool:
+    """Whether the run's first process is the program (not a launcher of it, see Language.launcher)."""
+    from sandbox.languages import get_language
+
+    try:
+        return not get_language(language).launcher
+    except Exception:  # noqa: BLE001
+        return True
+
+
 def has_compile_step(language: str) -> bool:
     """SandboxFusion reports no compile_result for interpreted languages; neither do we."""
     from sandbox.languages import get_language

@@ -180,8 +180,9 @@ async def run_code(body: FusionRunRequest, request: Request, response: Response)
     except BadRequest as e:
         return fusion.sandbox_error(str(e) or type(e).__name__)
     try:
+        own_time = fusion.judged_on_own_time(job.language)
         resp = fusion.to_response(result, compiled=fusion.has_compile_step(job.language),
-                                  run_timeout=job.limits.time_s)
+                                  run_timeout=job.limits.time_s if own_time else None)
     finally:
         result.release_output()
     timed_out = resp.run_result is not None and resp.run_result.status == "TimeLimitExceeded"

@@ -38,6 +38,9 @@ if [ -z "$BASE_IMAGE" ]; then
 fi
 
 if [ "$RUNTIME" = 1 ]; then
+  # The host's own Rust and Node (and their npm -g libraries) go into the image as they are, so both
+  # backends judge with the same versions (Dockerfile.runtime falls back to Debian's without them).
+  "$HERE/stage-host-toolchains.sh" "$HERE"
   echo "build-images.sh: $RUNTIME_TAG from $BASE_IMAGE" >&2
   # --network host: the build downloads packages; no bridge network exists on these hosts.
   timeout 1800 "$DOCKER" build --network host -q --build-arg BASE_IMAGE="$BASE_IMAGE" \

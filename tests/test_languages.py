@@ -102,6 +102,8 @@ def _skip_unless(sandbox, language: str) -> None:
 @pytest.mark.parametrize("language", sorted(MODE_PROGRAMS))
 def test_mode_program_verdicts(sandbox, language):
     _skip_unless(sandbox, language)
+    if language == "ruby" and getattr(sandbox.backend, "runtime", "") == "runsc":
+        pytest.xfail("Ruby 3.1 dies of SIGSEGV at start under gVisor here (even `puts 42`); open, see issue 12's note")
     tests = [TestCase(stdin=m + "\n", expected_stdout="42\n") for m in MODES]
     # Runtimes that spend a second or two of CPU starting (Racket, tsx, the JVM) get more room.
     limits = dict(LIMITS, time_s=6, wall_time_s=20) if language in SLOW_START else LIMITS
@@ -137,8 +139,10 @@ def test_program_verdict(sandbox, language, index):
 @pytest.mark.parametrize("language", sorted(LIBRARIES))
 def test_libraries_are_importable(sandbox, language):
     _skip_unless(sandbox, language)
+    # numpy + pandas + scipy imports, tsx's start: seconds of CPU, more under gVisor.
     res = sandbox.run(RunRequest(language=language, code=LIBRARIES[language],
-                                 tests=[TestCase(expected_stdout="42\n")], limits=Limits(**LIMITS)))
+                                 tests=[TestCase(expected_stdout="42\n")],
+                                 limits=Limits(**dict(LIMITS, time_s=15, wall_time_s=45))))
     assert res.verdict == Verdict.AC, (res.compile, res.tests and res.tests[0].stderr[-800:])
 
 
