@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests._reward_service import BAD, DOUBLE_TESTS, GOOD
+from _reward_service import BAD, DOUBLE_TESTS, GOOD
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from tests._reward_service import BAD, DOUBLE_TESTS, GOOD
+from _reward_service import BAD, DOUBLE_TESTS, GOOD
 
 pytestmark = pytest.mark.timeout(240)
 
