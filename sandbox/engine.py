@@ -26,6 +26,7 @@ from .judge import CHECKER_LIMITS, Job  # noqa: F401  (CHECKER_LIMITS re-exporte
 from .languages import Toolchain, detect_toolchains, get_language
 from .models import CompileResult, Limits, RunRequest, RunResult
 from .output_budget import OutputBudget
+from .ownership import claim, remove_unowned
 from .programs import Compiler, Program, exec_limits  # noqa: F401  (re-exported)
 from .scheduler import FairScheduler
 from .verdict import overall_verdict  # noqa: F401  (re-exported)
@@ -43,9 +44,10 @@ class Sandbox:
         # and each removes only its own on close. Folders of dead instances go at start.
         scratch_root = os.path.join(self.config.state_dir, "scratch")
         os.makedirs(scratch_root, mode=0o700, exist_ok=True)
-        _remove_dead_instances(scratch_root)
+        # Scratch folders of instances that are gone, in whatever PID namespace they lived.
+        remove_unowned(scratch_root, lambda path: shutil.rmtree(path, ignore_errors=True))
         self.scratch = os.path.join(scratch_root, f"{os.getpid()}-{id(self):x}")
-        os.makedirs(self.scratch, mode=0o700, exist_ok=True)
+        self._scratch_lock = claim(self.scratch)
         self.backend = backend or make_backend(self.config, self.toolchains)
         if hasattr(self.backend, "toolchains"):
             # A backend with toolchains of its own (the Docker image) judges with those: their
@@ -174,6 +176,7 @@ class Sandbox:
         self.scheduler.close()
         self.backend.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
+        os.close(self._scratch_lock)
 
     def __enter__(self) -> "Sandbox":
         return self
@@ -181,12 +184,6 @@ class Sandbox:
     def __exit__(self, *exc) -> None:
         self.close()
 
-
-def _remove_dead_instances(root: str) -> None:
-    for name in os.listdir(root):
-        pid = name.split("-")[0]
-        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
 
 _default: Optional[Sandbox] = None

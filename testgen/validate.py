@@ -177,6 +177,9 @@ def confirm_function_suite(problem: Problem, golds: list[Program], tests: list[C
     ok = [True] * len(tests)
     for o in outs:
         res = o if isinstance(o, RunResult) else failed_result(o, len(tests))
+        if res.verdict == Verdict.SE or any(t.verdict == Verdict.SE for t in res.tests):
+            # the sandbox failed, not the test: dropping it would shrink the suite for nothing
+            raise SandboxFailure(res.message or next((t.message for t in res.tests if t.message), "sandbox error"))
         for i, t in enumerate(res.tests[: len(tests)]):
             if t.verdict != Verdict.AC:
                 ok[i] = False

@@ -40,7 +40,7 @@ INNER = textwrap.dedent("""
         while time.monotonic() < deadline:
             r = sb.run(RunRequest(language="python", code={work!r}, limits=Limits(time_s=2, wall_time_s=10),
                                   tests=[TestCase(stdin=f"{{i}}\\n", expected_stdout=f"{{i}}\\n") for _ in range(2)]))
-            verdicts += [t.verdict.value + (":" + (t.message or "")[:200] if t.verdict.value != "AC" else "")
+            verdicts += [t.verdict.value + (":" + ((t.message or "") + "|" + t.stderr + "|" + str(t.exit_code) + "|" + str(t.signal))[:300] if t.verdict.value != "AC" else "")
                          for t in r.tests]
             i += 1
     print(json.dumps(verdicts), flush=True)
@@ -70,7 +70,7 @@ def _run_host_instance(backend: str, state: str, uid_base: int, seconds: float, 
             while time.monotonic() < deadline:
                 r = sb.run(RunRequest(language="python", code=WORK, limits=Limits(time_s=2, wall_time_s=10),
                                       tests=[TestCase(stdin=f"{i}\n", expected_stdout=f"{i}\n") for _ in range(2)]))
-                out.extend(t.verdict.value + (":" + (t.message or "")[:200] if t.verdict != Verdict.AC else "")
+                out.extend(t.verdict.value + (":" + ((t.message or "") + "|" + t.stderr + "|" + str(t.exit_code) + "|" + str(t.signal))[:300] if t.verdict != Verdict.AC else "")
                            for t in r.tests)
                 i += 1
     except Exception as e:  # an instance that cannot even run is the failure this test looks for

@@ -22,13 +22,14 @@ so an instance never deletes another's jails because it cannot see its process.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import signal
 import time
 from dataclasses import dataclass, field
 from typing import Optional
+
+from ...ownership import claim, remove_unowned
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 V2_CONTROLLERS = ("memory", "pids", "cpu")
@@ -114,13 +115,6 @@ def _v2_has(d: str) -> bool:
     return {"memory", "pids"} <= have
 
 
-def _claim(folder: str) -> int:
-    """Create ``folder`` (if needed) and hold an exclusive flock on it: this instance's."""
-    os.makedirs(folder, exist_ok=True)
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    return fd
-
 
 def _v2_delegate(own: str) -> tuple[Optional[str], str]:
     """Make the service's own v2 cgroup able to hold jails below it; the folder or None."""
@@ -182,7 +176,7 @@ def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
             return None, f"CODETEST_CGROUP_ROOT {explicit} is not writable: {e}"
         _enable_controllers(explicit)
         _enable_controllers(top)
-        _cleanup_dead(top)
+        remove_unowned(top, remove_tree)
         return _v2_setup(top, instance, f"v2 at {explicit}")
     if os.geteuid() != 0:
         return None, "not root and no delegated cgroup (set CODETEST_CGROUP_ROOT to a writable cgroup v2 folder)"
@@ -193,10 +187,10 @@ def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
         for ctrl, mnt in v1.items():
             parent = os.path.join(mnt, own.get(ctrl, "/").lstrip("/"))
             top = os.path.join(parent, "codetest")
-            _cleanup_dead(top)
+            remove_unowned(top, remove_tree)
             bases[ctrl] = os.path.join(top, instance)
             try:
-                locks.append(_claim(bases[ctrl]))
+                locks.append(claim(bases[ctrl]))
             except OSError as e:
                 for fd in locks:
                     os.close(fd)
@@ -217,7 +211,7 @@ def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
         except OSError as e:
             return None, f"cannot create {top}: {e}"
         _enable_controllers(top)
-        _cleanup_dead(top)
+        remove_unowned(top, remove_tree)
         return _v2_setup(top, instance, f"v2 below the service's own cgroup ({os.path.relpath(parent, v2_root)})")
     return None, "no cgroup hierarchy with memory and pids controllers is mounted"
 
@@ -225,7 +219,7 @@ def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
 def _v2_setup(top: str, instance: str, detail: str) -> tuple[Optional[CgroupSetup], str]:
     base = os.path.join(top, instance)
     try:
-        lock = _claim(base)
+        lock = claim(base)
     except OSError as e:
         return None, f"cannot create {base}: {e}"
     _enable_controllers(base)
@@ -235,36 +229,6 @@ def _v2_setup(top: str, instance: str, detail: str) -> tuple[Optional[CgroupSetu
         return None, "cgroup v2 without the memory and pids controllers"
     return CgroupSetup("v2", {"unified": base}, [lock]), detail
 
-
-def _cleanup_dead(top: str) -> None:
-    """Remove instance folders nobody holds: their lock can be taken (their owner is gone,
-    whatever PID namespace it lived in). A folder of an older codetest (which takes no lock)
-    whose process is visible here is left alone too."""
-    try:
-        names = os.listdir(top)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(top, name)
-        if not os.path.isdir(path):
-            continue
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue  # alive: its owner holds the lock
-        pid = name.split("-")[0]
-        if pid.isdigit() and os.path.exists(f"/proc/{pid}"):
-            os.close(fd)  # an older codetest that takes no lock, still running here: leave it
-            continue
-        try:
-            remove_tree(path)
-        finally:
-            os.close(fd)
 
 
 def remove_tree(path: str) -> None:
