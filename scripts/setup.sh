@@ -91,9 +91,9 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 PY="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
+if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then  # absent, or left half-made
   log "creating .venv"
-  "$PY" -m venv .venv
+  rm -rf .venv; "$PY" -m venv .venv
   .venv/bin/python -m pip install -q -U pip
 fi
 if [ "$TRAIN" = 1 ]; then

