@@ -1,6 +1,6 @@
 """One problem as the pipeline sees it, whatever file shape it came from.
 
-Problem files come in a few shapes (../shared/CONTRACT.md, the HumanEval+ dev set, Kattis /
+Problem files come in a few shapes (docs/architecture.md, "The outside contract", the HumanEval+ dev set, Kattis /
 BAPC packages). ``load_problem`` turns each into a ``Problem``; the original record is
 kept untouched so the suite written back is "the same record with ``tests`` added".
 """
