@@ -86,11 +86,6 @@ class Cgroup:
             os.close(fd)
         self.procs_fds = []
 
-    def enter(self) -> None:
-        """Move the calling process into the group (every controller)."""
-        for fd in self.procs_fds:
-            os.write(fd, b"0")
-        self.close_procs()
 
     def stats(self):
         """(peak memory bytes, OOM kills, CPU seconds or None): this execution's alone."""
@@ -119,6 +114,14 @@ class Cgroup:
     def remove(self) -> None:
         for d in self.dirs.values():
             remove(d)
+
+
+def enter(procs_fds: list) -> None:
+    """Move the calling process into the group: ``procs_fds`` are its folders' cgroup.procs,
+    opened by the supervisor (``Cgroup.open_procs``) and handed to the program's process."""
+    for fd in procs_fds:
+        os.write(fd, b"0")
+        os.close(fd)
 
 
 def drain(d: str) -> None:

@@ -402,6 +402,12 @@ class ContainerBox:
         self.meter.start()
         return None
 
+    def cgroup_fds(self) -> list:
+        return []  # the container's cgroup: nothing to join
+
+    def begin_program(self, cgroup_fds: list, channel) -> None:
+        pass
+
     def forked(self) -> None:
         pass
 
@@ -415,7 +421,7 @@ class ContainerBox:
     def kill_rest(self) -> None:
         self._kill_uid()
 
-    def after(self, job: Job, lim: Limits, facts: Facts):
+    def after(self, job: Job, lim: Limits, facts: Facts, channel):
         if oom_kills() > self.oom_before:
             facts.oom_kill = True
         files, anomaly = self._cleanup(collect=bool(job.box.get("collect_work")), fetch=job.fetch)
@@ -470,7 +476,7 @@ class ContainerBox:
         if work:
             write_tree(WORK, work, public=False)
 
-    # -- after the supervisor, in the server
+    # -- after the reply, in the supervisor
 
     def sweep(self) -> None:
         self._kill_uid()
