@@ -39,6 +39,8 @@ CACHE = ROOT + "/cache"         # program directories by key (0711: no listing)
 EMPTY = CACHE + "/-"            # what /prog shows when an execution has no program dir
 PROG_LINK = ROOT + "/prog"      # /prog in the image is a symlink to this
 IPC_MARKS = ROOT + "/ipc-marks"
+HIDDEN_DEVICES = "/dev/.codetest-hidden"  # root-only: endless devices wait here while a compiler runs (a rename: same file system)
+ENDLESS_DEVICES = ("zero", "full", "random", "urandom", "tty")
 WORK = "/work"
 SCRATCH = ("/tmp", "/dev/shm", "/dev/mqueue")
 TMPFS_ACCOUNTED = ("/work", "/tmp", "/dev/shm")
@@ -355,6 +357,8 @@ class ContainerBox:
         os.chmod(CACHE, 0o711)
         os.makedirs(EMPTY, mode=0o755, exist_ok=True)
         self._point_prog(EMPTY)
+        if os.path.isdir(HIDDEN_DEVICES):
+            self._restore_devices()
         anomaly = self._cleanup(collect=False)[1]
         if anomaly:
             raise RuntimeError(anomaly)
@@ -398,6 +402,8 @@ class ContainerBox:
     def before(self, job: Job, lim: Limits):
         if not self._prepare_prog(job):
             return {"missing_prog": True}
+        if job.box.get("collect_work"):  # the compile step
+            self._hide_devices()
         self.oom_before = oom_kills()
         self.meter.start()
         return None
@@ -421,7 +427,26 @@ class ContainerBox:
     def kill_rest(self) -> None:
         self._kill_uid()
 
+    def _hide_devices(self) -> None:
+        """The compile step's /dev keeps ``null`` and the fd links only: a compiler reads what a
+        source names (``#include "/dev/zero"``), and no endless device is there to read. The
+        container's /dev is ours (root's tmpfs); the nodes wait in a root-only folder."""
+        os.makedirs(HIDDEN_DEVICES, mode=0o700, exist_ok=True)
+        for name in ENDLESS_DEVICES:
+            try:
+                os.rename(f"/dev/{name}", f"{HIDDEN_DEVICES}/{name}")
+            except FileNotFoundError:
+                pass
+
+    def _restore_devices(self) -> None:
+        for name in ENDLESS_DEVICES:
+            try:
+                os.rename(f"{HIDDEN_DEVICES}/{name}", f"/dev/{name}")
+            except FileNotFoundError:
+                pass
+
     def after(self, job: Job, lim: Limits, facts: Facts, channel):
+        self._restore_devices()
         if oom_kills() > self.oom_before:
             facts.oom_kill = True
         files, anomaly = self._cleanup(collect=bool(job.box.get("collect_work")), fetch=job.fetch)

@@ -289,6 +289,8 @@ class NativeBox:
                 socket.send_fds(self.channel, [b"W"], [fd])
                 os.close(fd)
         mount("tmp", os.path.join(r, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
+        if job.work_dir:
+            self._compile_dev()
         if job.program_dir:
             prog = os.path.join(r, "prog")
             mount("prog", prog, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755")
@@ -299,6 +301,18 @@ class NativeBox:
         os.chdir("/")
         kernel.umount("/.oldroot")
         return "/work"
+
+    def _compile_dev(self) -> None:
+        """The compile step's /dev: ``null`` alone (and the fd links). A compiler reads what a
+        source names (``#include "/dev/zero"``, ``include_bytes!``): no endless device to read."""
+        dev = os.path.join(self.root, "dev")
+        mount("dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k")
+        open(os.path.join(dev, "null"), "w").close()
+        mount("/dev/null", os.path.join(dev, "null"), None, MS_BIND)
+        for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                             ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+            os.symlink(target, os.path.join(dev, name))
+        mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
     def network(self) -> None:
         """The slot's network namespace has only its own loopback (up since setup): nothing to do."""
