@@ -525,9 +525,15 @@ class ContainerBox:
     def _kill_uid(self, rounds: int = 1000) -> bool:
         """SIGKILL every live process of the program uid (CAP_KILL), until none is left.
 
-        No PID namespace inside a container: the uid is the group. A fork bomb refills the
-        list while it is being killed, so go round until a listing comes back empty.
+        First one kill(-1): with CAP_KILL it takes every process of the container but PID 1
+        (the zygote) and the caller, at once, so a fork racing with it fails and a fork bomb
+        cannot refill what is killed one by one. Then go round until a listing of the uid (no
+        PID namespace inside a container: the uid is the group) comes back empty.
         """
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         for _ in range(rounds):
             live = [p for p in uid_processes(self.uid) if not _is_zombie(p)]
             if not live:
