@@ -102,18 +102,14 @@ class Cgroup:
             cpu = int(ns) / 1e9 if ns else None
         return peak, oom, cpu
 
-    def kill_all(self) -> None:
-        if self.v2:
-            try:
-                self._w("unified", "cgroup.kill", 1)
-            except OSError:
-                pass
-        for d in self.dirs.values():
-            drain(d)
-
-    def remove(self) -> None:
-        for d in self.dirs.values():
-            remove(d)
+    def remove_fresh(self) -> bool:
+        """Remove this execution's own folders (the slot's reused ones stay); True if all went."""
+        ok = True
+        for c, d in self.dirs.items():
+            if c in FRESH_CONTROLLERS:
+                remove(d)
+                ok = ok and not os.path.isdir(d)
+        return ok
 
 
 def enter(procs_fds: list) -> None:

@@ -222,22 +222,16 @@ class NativeBox:
             self.cg.close_procs()
 
     def kill_program(self, pid: int) -> None:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if self.cg is not None:
-            self.cg.kill_all()
+        self.kill_rest()
 
     def kill_rest(self) -> None:
-        """Everything of the execution but the supervisor: kill(-1) from a root process of the
-        slot's PID namespace reaches exactly those (never its init, the server), and the cgroup."""
+        """Everything of the execution: kill(-1) from the supervisor, a root process of the
+        slot's PID namespace, reaches every process in it but the zygote (its PID 1) and the
+        caller, which is exactly the execution's, at once (a fork racing with it fails)."""
         try:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        if self.cg is not None:
-            self.cg.kill_all()
 
     def after(self, job: Job, lim: Limits, facts: Facts, channel):
         """Kill what is left, read the cgroup's counters. Removing the cgroup and System V IPC
@@ -337,13 +331,12 @@ class NativeBox:
     def sweep(self) -> None:
         """Kill everything in the slot's PID namespace but the zygote (its PID 1, spared by
         kill(-1)) and ourselves; the zygote reaps them. Then the cgroup folders and IPC."""
+        self.kill_rest()
+        if self.cg is not None and self.cg.remove_fresh():
+            pass  # the usual case: this execution's folders are gone
+        elif self.cgroup_parents:
+            cgroups.sweep_children(self.cgroup_parents)  # start-up, or a folder that would not go
         self.cg = None
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if self.cgroup_parents:
-            cgroups.sweep_children(self.cgroup_parents)
         kernel.ipc_sweep()
 
 
