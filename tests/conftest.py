@@ -13,6 +13,7 @@ import tempfile
 import pytest
 
 from sandbox import Limits, RunRequest, Sandbox, SandboxConfig, TestCase
+from sandbox.backends.native.cgroups import remove_tree
 
 BACKENDS = [b.strip() for b in os.environ.get("CODETEST_TEST_BACKENDS", "native").split(",") if b.strip()]
 
@@ -235,28 +236,7 @@ class TestCgroup:
 
     def remove(self) -> None:
         for d in self.dirs.values():
-            for root, dirs, _files in os.walk(d, topdown=False):
-                for sub in dirs + ([] if root != d else []):
-                    _rmdir_killing(os.path.join(root, sub))
-            _rmdir_killing(d)
-
-
-def _rmdir_killing(d: str) -> None:
-    for _ in range(200):
-        try:
-            os.rmdir(d)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            try:
-                with open(os.path.join(d, "cgroup.procs")) as f:
-                    for pid in f.read().split():
-                        with contextlib.suppress(ProcessLookupError):
-                            os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                return
-            time.sleep(0.05)
+            remove_tree(d)
 
 
 @pytest.fixture

@@ -23,12 +23,10 @@ so an instance never deletes another's jails because it cannot see its process.
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import time
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ...jail.cgroup import remove as remove_cgroup_folder
 from ...ownership import claim, remove_unowned
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
@@ -232,31 +230,11 @@ def _v2_setup(top: str, instance: str, detail: str) -> tuple[Optional[CgroupSetu
 
 
 def remove_tree(path: str) -> None:
-    """rmdir a cgroup folder bottom-up, killing anything still inside."""
+    """rmdir a cgroup folder bottom-up, killing anything still inside (the jail's own rule,
+    ``sandbox.jail.cgroup.remove``, folder by folder)."""
     if not os.path.isdir(path):
         return
     for root, dirs, _files in os.walk(path, topdown=False):
         for d in dirs:
-            _rmdir_cgroup(os.path.join(root, d))
-    _rmdir_cgroup(path)
-
-
-def _rmdir_cgroup(d: str) -> None:
-    for _ in range(100):
-        try:
-            os.rmdir(d)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            try:
-                with open(os.path.join(d, "cgroup.procs")) as f:
-                    for pid in f.read().split():
-                        try:
-                            os.kill(int(pid), signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
-            except OSError:
-                shutil.rmtree(d, ignore_errors=True)
-                return
-            time.sleep(0.01)
+            remove_cgroup_folder(os.path.join(root, d))
+    remove_cgroup_folder(path)
