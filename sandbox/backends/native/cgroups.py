@@ -118,6 +118,11 @@ def _v2_delegate(own: str) -> tuple[Optional[str], str]:
     """Make the service's own v2 cgroup able to hold jails below it; the folder or None."""
     if own in ("", "/"):
         return None, ""
+    if os.path.basename(own) == SERVICE_LEAF and _enabled(os.path.dirname(own)):
+        # We were started inside another instance's service leaf (a CLI batch run by a
+        # service, a second service in its unit): its cgroup is delegated already; our jails go
+        # beside its jails, still under every limit the operator set above.
+        return os.path.dirname(own), ""
     if _v2_has(own):
         try:
             with open(os.path.join(own, "cgroup.subtree_control")) as f:
