@@ -10,7 +10,9 @@ heals, and no container, volume or temp dir is left behind.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -195,3 +197,58 @@ def test_dockerd_restart_under_load(docker_client):
     import shutil
 
     shutil.rmtree(state, ignore_errors=True)
+
+
+# An instance of the docker backend in a PID namespace of its own (as a replica in a container
+# is): it prints its pool id once its containers are up, and closes when its stdin closes.
+OTHER_INSTANCE = """
+import sys
+from conftest import make_docker_backend
+b = make_docker_backend("runc", owners_dir=sys.argv[1], uid_base=int(sys.argv[2]))
+print(b.pool_id, flush=True)
+sys.stdin.read()
+b.close()
+"""
+
+
+def _other_instance(owners: str, uid_base: int) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "tests"), ROOT]))
+    p = subprocess.Popen(["unshare", "--pid", "--fork", sys.executable, "-c", OTHER_INSTANCE, owners, str(uid_base)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT, start_new_session=True)
+    line = p.stdout.readline().decode().strip()
+    assert line, f"the other instance did not start (exit {p.poll()})"
+    return p, line
+
+
+def _containers_of(docker_client, pool_id: str) -> list[str]:
+    return [c["Id"] for c in docker_client.api.containers(all=True, filters={"label": f"codetest.pool={pool_id}"})]
+
+
+def test_a_starting_backend_removes_a_killed_instances_containers_never_a_live_ones(docker_client, tmp_path):
+    """A SIGKILLed instance in another PID namespace (no PID of it means anything here) leaves its
+    containers; the next backend to start with the same owners folder removes them, because the
+    dead pool's lock is free, and leaves those of the live instance beside it alone."""
+    from conftest import UID_BASE
+
+    owners = str(tmp_path / "owners")
+    dead, dead_pool = _other_instance(owners, UID_BASE + 600)
+    live, live_pool = _other_instance(owners, UID_BASE + 700)
+    try:
+        assert len(_containers_of(docker_client, dead_pool)) == 2 and len(_containers_of(docker_client, live_pool)) == 2
+        os.killpg(dead.pid, signal.SIGKILL)
+        dead.wait(30)
+        assert len(_containers_of(docker_client, dead_pool)) == 2  # nobody removed them
+        b = make_docker_backend("runc", owners_dir=owners)
+        try:
+            assert _containers_of(docker_client, dead_pool) == []
+            assert len(_containers_of(docker_client, live_pool)) == 2
+            assert sorted(os.listdir(owners)) == sorted([f"pool-{live_pool}", f"pool-{b.pool_id}"])
+        finally:
+            b.close()
+        assert not os.path.exists(os.path.join(owners, f"pool-{b.pool_id}"))  # a clean close gives it up
+    finally:
+        live.stdin.close()
+        live.wait(120)
+        for cid in _containers_of(docker_client, dead_pool) + _containers_of(docker_client, live_pool):
+            docker_client.api.remove_container(cid, force=True, v=True)  # only when an assertion failed
+    assert live.returncode == 0
