@@ -342,6 +342,15 @@ def service_log(proc) -> str:
         return ""
 
 
+def cache_entry(tmp: str, name: str, size: int) -> str:
+    """A finished folder of ``size`` bytes, as a compile leaves it, for CompileCache.put."""
+    d = os.path.join(tmp, "tmp-" + name)
+    os.makedirs(d)
+    with open(os.path.join(d, "blob"), "wb") as f:
+        f.write(b"x" * size)
+    return d
+
+
 # --- Docker: one engine client, one way to make a backend, one API image from this checkout ---
 # (tests/test_docker_*.py, test_compose_replicas.py, test_k8s_pod_docker.py)
 

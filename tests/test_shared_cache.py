@@ -14,7 +14,7 @@ import time
 import httpx
 import pytest
 
-from conftest import service_process
+from conftest import cache_entry, service_process
 from sandbox.cache import CompileCache, STAGING_PREFIX
 
 GOOD = {"language": "cpp", "code": "#include <cstdio>\nint main(){long a,b;scanf(\"%ld %ld\",&a,&b);"
@@ -52,26 +52,18 @@ def test_two_services_share_compiled_programs_and_rejections():
         shutil.rmtree(shared, ignore_errors=True)
 
 
-def _entry(tmp: str, name: str, size: int) -> str:
-    d = os.path.join(tmp, "tmp-" + name)
-    os.makedirs(d)
-    with open(os.path.join(d, "blob"), "wb") as f:
-        f.write(b"x" * size)
-    return d
-
-
 def test_shared_store_evicts_only_entries_idle_for_the_grace(tmp_path):
     shared = _other_fs_dir()
     try:
         one = CompileCache(shared, max_bytes=150_000, shared=True)
         other = CompileCache(shared, max_bytes=150_000, shared=True)
         other.shared_rescan_s = 0  # read the store's real size after every put
-        one.put("k0", _entry(str(tmp_path), "k0", 100_000), {"ok": True})
-        other.put("k1", _entry(str(tmp_path), "k1", 100_000), {"ok": True})  # over the bound
+        one.put("k0", cache_entry(str(tmp_path), "k0", 100_000), {"ok": True})
+        other.put("k1", cache_entry(str(tmp_path), "k1", 100_000), {"ok": True})  # over the bound
         assert one.get("k0") and other.get("k0") and one.get("k1")  # both recent: both kept
         old = time.time() - 3600
         os.utime(os.path.join(shared, "k0", ".meta.json"), (old, old))  # k0 idle for an hour
-        other.put("k2", _entry(str(tmp_path), "k2", 10), {"ok": True})
+        other.put("k2", cache_entry(str(tmp_path), "k2", 10), {"ok": True})
         assert not os.path.exists(os.path.join(shared, "k0")) and other.get("k1") and other.get("k2")
         assert not [n for n in os.listdir(shared) if n.startswith(".")]
     finally:
