@@ -118,7 +118,10 @@ class CompileCache:
                 p = os.path.join(root, name)
                 if not os.path.islink(p):
                     os.chown(p, 0, 0) if os.geteuid() == 0 else None
-                    os.chmod(p, 0o755 if os.path.isdir(p) or os.access(p, os.X_OK) else 0o644)
+                    # The mode bits, not os.access: on a noexec mount (a replica's tmpfs state
+                    # folder) access(X_OK) fails for every file, and a binary would lose its x bit.
+                    executable = os.lstat(p).st_mode & 0o111
+                    os.chmod(p, 0o755 if os.path.isdir(p) or executable else 0o644)
         os.chown(folder, 0, 0) if os.geteuid() == 0 else None
         os.chmod(folder, 0o755)
         size = _folder_size(folder)

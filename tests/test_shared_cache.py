@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 
@@ -68,3 +69,21 @@ def test_shared_store_evicts_only_entries_idle_for_the_grace(tmp_path):
         assert not [n for n in os.listdir(shared) if n.startswith(".")]
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_program_compiled_on_a_noexec_mount_stays_executable(tmp_path):
+    """A replica's state folder is a tmpfs mounted noexec (compose): the compiled binary comes
+    from there, and must keep its x bit in the cache (the mode, not access(X_OK), says so)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
+    state = tmp_path / "state"
+    state.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "noexec,size=8m", "codetest-test", str(state)], check=True)
+    try:
+        folder = cache_entry(str(state), "bin", 10)
+        os.chmod(os.path.join(folder, "blob"), 0o700)
+        cache = CompileCache(str(tmp_path / "cache"), max_bytes=1 << 20)
+        cache.put("k", folder, {"ok": True})
+        assert os.stat(os.path.join(cache.path("k"), "blob")).st_mode & 0o777 == 0o755
+    finally:
+        subprocess.run(["umount", str(state)], check=True)
