@@ -7,7 +7,8 @@ No cluster exists here, so the kubelet's part is played by ``docker run``:
   - the container's ``securityContext``: user, capabilities (drop ALL, add the listed ones),
     ``allowPrivilegeEscalation: false`` (no-new-privileges), read-only root, the seccomp and
     AppArmor profiles (the container's override the pod's);
-  - a private cgroup namespace, as Kubernetes gives every container on a cgroup v2 node;
+  - a private cgroup namespace, as Kubernetes gives every container on a cgroup v2 node, and
+    the host's (a cgroup v1 node: the runtime binds the container's own cgroup folder);
   - each ``emptyDir`` as a tmpfs of its size limit (exec, as an emptyDir is);
   - the pod's own network namespace (``--network none``: loopback only) with the service on
     127.0.0.1, reached with ``docker exec`` (which inherits the same context);
@@ -146,8 +147,8 @@ def call(name: str, port: int, path: str, body: dict | None = None, timeout: flo
     return int(status), json.loads(text)
 
 
-@pytest.mark.parametrize("runtime", ["runc", "runsc"])
-def test_the_manifests_pod_runs_a_program(docker_client, api_image, runtime):
+@pytest.mark.parametrize("runtime,cgroupns", [("runc", "private"), ("runc", "host"), ("runsc", "private")])
+def test_the_manifests_pod_runs_a_program(docker_client, api_image, runtime, cgroupns):
     pod, container, handler = manifest()
     if runtime == "runsc":
         assert handler == "runsc"
@@ -157,7 +158,7 @@ def test_the_manifests_pod_runs_a_program(docker_client, api_image, runtime):
     limits = container["resources"]["limits"]
     name = f"codetest-k8s-pod-{os.getpid()}-{uuid.uuid4().hex[:6]}"
     run = ["docker", "run", "-d", "--name", name, "--label", "codetest.test=k8s-pod", "--runtime", runtime,
-           "--network", "none", "--cgroupns", "private",
+           "--network", "none", "--cgroupns", cgroupns,
            "--cpus", str(limits["cpu"]), "--memory", limits["memory"].replace("Gi", "g"),
            *security_args(pod, container), *volume_args(pod, container), *env_args(container),
            api_image, *cmd]
