@@ -92,7 +92,10 @@ class NativeBox:
         """Enter the slot's namespaces once. Returns in the PID 1 of the slot's PID namespace,
         which becomes the zygote (reaps every orphan, owns the slot's /proc); the supervisor, its
         child, kills everything else in the namespace after every execution."""
-        kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)
+        try:  # gVisor lacks it: the slot's PID 1 (the zygote) reaps orphans there anyway
+            kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)
+        except OSError:
+            pass
         if self.mode == "userns":
             uid, gid = os.getuid(), os.getgid()
             kernel.unshare(CLONE_NEWUSER)
