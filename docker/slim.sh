@@ -1,0 +1,58 @@
+#!/bin/sh
+# Remove from the runtime image what no language, library or test runner uses at run time.
+# Run by docker/Dockerfile.runtime in the same layer as the apt-get install (a deletion in a
+# later layer would not make the image smaller). Each line names what goes and why it is safe;
+# tests/test_runtime_image.py runs a program of every language in the slimmed image.
+#
+# Kept on purpose although large: Boost's headers (pulled in by python3-scipy -> pythran, but the
+# native backend has them too, so a C++ program including <boost/...> gets one verdict on both),
+# gcc's lto1, LLVM (ldc), the JDK's lib/modules, Go's precompiled standard library.
+set -eu
+
+# The JDK's jmods are only read by jlink (building custom runtimes); javac and java use lib/modules.
+rm -rf /usr/lib/jvm/*/jmods
+
+# Static archives nothing links: programs link dynamically, except D (ldc's default, non-debug,
+# phobos/druntime stay). OpenBLAS/LAPACK .a come with libopenblas-dev (pythran -> scipy), libpython
+# .a with python3-dev (numpy); the -debug D libraries serve only -link-debuglib.
+rm -f /usr/lib/x86_64-linux-gnu/openblas-pthread/*.a \
+      /usr/lib/python3.11/config-3.11-x86_64-linux-gnu/libpython3.11*.a \
+      /usr/lib/x86_64-linux-gnu/libphobos2-ldc-debug* /usr/lib/x86_64-linux-gnu/libdruntime-ldc-debug*
+
+# Kotlin: kotlinc's classpath is /usr/share/kotlin/kotlinc/lib (kotlin-compiler.jar); the
+# embeddable copy of the same compiler is for Gradle/Maven plugins.
+rm -f /usr/share/java/kotlin-compiler-embeddable*.jar
+
+# Go: the Go project's own test suite and API lists, std's tests and testdata, and the
+# profiling/debugging tools (pprof, trace and the binutils they drive); `go build`, `go test`
+# and `go vet` use compile, link, asm, cgo, pack, buildid, cover, vet and test2json.
+for g in /usr/share/go-*; do
+  [ -d "$g" ] || continue
+  rm -rf "$g/test" "$g/api" "$g/misc"
+  find "$g/src" -name testdata -type d -prune -exec rm -rf {} +
+  find "$g/src" -name '*_test.go' -type f -delete
+done
+for t in /usr/lib/go-*/pkg/tool/*; do
+  [ -d "$t" ] || continue
+  rm -f "$t/pprof" "$t/trace" "$t/doc" "$t/fix" "$t/api" "$t/dist" "$t/addr2line" "$t/nm" "$t/objdump"
+done
+
+# Python: the libraries' own test suites (numpy.testing and pandas._testing stay).
+for p in numpy scipy pandas; do
+  d=/usr/lib/python3/dist-packages/$p
+  [ -d "$d" ] && find "$d" -name tests -type d -prune -exec rm -rf {} +
+done
+
+# Racket: the GUI boot image (racket runs without it), documentation, games and the Redex
+# examples and benchmarks, sources and compiled code alike.
+rm -f /usr/lib/racket/gracket
+for p in /usr/share/racket/pkgs/*-doc /usr/share/racket/pkgs/games /usr/share/racket/pkgs/redex-benchmark \
+         /usr/share/racket/pkgs/redex-examples; do
+  [ -e "$p" ] || continue
+  rm -rf "$p" "/usr/lib/racket/compiled$p"
+done
+rm -rf /usr/share/doc/racket
+
+# Caches and logs.
+rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
+       /usr/share/doc/* /usr/share/man/* /usr/share/info/* /root/.cache
