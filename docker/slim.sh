@@ -19,9 +19,41 @@ rm -f /usr/lib/x86_64-linux-gnu/openblas-pthread/*.a \
       /usr/lib/python3.11/config-3.11-x86_64-linux-gnu/libpython3.11*.a \
       /usr/lib/x86_64-linux-gnu/libphobos2-ldc-debug* /usr/lib/x86_64-linux-gnu/libdruntime-ldc-debug*
 
-# Kotlin: kotlinc's classpath is /usr/share/kotlin/kotlinc/lib (kotlin-compiler.jar); the
-# embeddable copy of the same compiler is for Gradle/Maven plugins.
-rm -f /usr/share/java/kotlin-compiler-embeddable*.jar
+# Java archives: keep the closure (over manifest Class-Path) of what the JVM languages put on a
+# classpath: kotlinc's and scala's lib folders, JUnit's console launcher and javatuples
+# (sandbox/languages.py: JUNIT_JAR, JAVA_LIBS). The rest came with Debian's build-tool dependencies
+# of kotlin and junit5 (Maven, Ant, Doxia, FOP, Batik, Guice, the split Kotlin module jars and the
+# embeddable copy of the compiler, for Gradle) and is
+# on no classpath a program or compiler gets; so is /usr/share/maven-repo (Maven's view of them).
+python3 - <<'PY'
+import glob, os, zipfile
+
+def class_path(jar):
+    try:
+        with zipfile.ZipFile(jar) as z:
+            text = z.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return []
+    text = text.replace("\r\n ", "").replace("\n ", "")
+    for line in text.splitlines():
+        if line.startswith("Class-Path:"):
+            return [os.path.join(os.path.dirname(jar), p) for p in line.split(":", 1)[1].split()]
+    return []
+
+roots = glob.glob("/usr/share/kotlin/kotlinc/lib/*.jar") + glob.glob("/usr/share/scala*/lib/*.jar") + \
+    ["/usr/share/java/junit-platform-console-standalone.jar", "/usr/share/java/javatuples.jar"]
+keep, todo = set(), [os.path.realpath(r) for r in roots]
+while todo:
+    jar = todo.pop()
+    if jar not in keep and os.path.exists(jar):
+        keep.add(jar)
+        todo += [os.path.realpath(p) for p in class_path(jar)]
+for jar in glob.glob("/usr/share/java/**/*.jar", recursive=True):
+    if not os.path.islink(jar) and os.path.realpath(jar) not in keep:
+        os.unlink(jar)
+PY
+rm -rf /usr/share/maven-repo
+find /usr/share/java /usr/share/kotlin /usr/share/scala* -xtype l -delete 2>/dev/null || true
 
 # Go: the Go project's own test suite and API lists, std's tests and testdata, and the
 # profiling/debugging tools (pprof, trace and the binutils they drive); `go build`, `go test`
