@@ -18,6 +18,10 @@ rm -rf /usr/lib/jvm/*/jmods
 rm -f /usr/lib/x86_64-linux-gnu/openblas-pthread/*.a \
       /usr/lib/python3.11/config-3.11-x86_64-linux-gnu/libpython3.11*.a \
       /usr/lib/x86_64-linux-gnu/libphobos2-ldc-debug* /usr/lib/x86_64-linux-gnu/libdruntime-ldc-debug*
+# GCC's sanitizer runtimes: the compile commands (sandbox/languages.py) never pass -fsanitize.
+rm -f /usr/lib/x86_64-linux-gnu/libasan.so* /usr/lib/x86_64-linux-gnu/libtsan.so* \
+      /usr/lib/x86_64-linux-gnu/liblsan.so* /usr/lib/x86_64-linux-gnu/libubsan.so* \
+      /usr/lib/x86_64-linux-gnu/libhwasan.so* /usr/lib/gcc/x86_64-linux-gnu/*/lib*san*.a
 
 # Java archives: keep the closure (over manifest Class-Path) of what the JVM languages put on a
 # classpath: kotlinc's and scala's lib folders, JUnit's console launcher and javatuples
@@ -64,6 +68,9 @@ for g in /usr/share/go-*; do
   find "$g/src" -name testdata -type d -prune -exec rm -rf {} +
   find "$g/src" -name '*_test.go' -type f -delete
 done
+# The compiled packages of Go's own commands (cmd/compile/internal/..., 140 MB): only rebuilding
+# the toolchain reads them, and no program may import cmd/.
+rm -rf /usr/lib/go-*/pkg/linux_amd64/cmd
 for t in /usr/lib/go-*/pkg/tool/*; do
   [ -d "$t" ] || continue
   rm -f "$t/pprof" "$t/trace" "$t/doc" "$t/fix" "$t/api" "$t/dist" "$t/addr2line" "$t/nm" "$t/objdump"
