@@ -2,7 +2,8 @@
 # Remove from the runtime image what no language, library or test runner uses at run time.
 # Run by docker/Dockerfile.runtime in the same layer as the apt-get install (a deletion in a
 # later layer would not make the image smaller). Each line names what goes and why it is safe;
-# tests/test_runtime_image.py runs a program of every language in the slimmed image.
+# tests/test_languages.py (CODETEST_TEST_BACKENDS=docker:runc,docker:runsc, CODETEST_DOCKER_IMAGE=the
+# new tag) runs programs of every language, its libraries and test runners in the slimmed image.
 #
 # Kept on purpose although large: Boost's headers (pulled in by python3-scipy -> pythran, but the
 # native backend has them too, so a C++ program including <boost/...> gets one verdict on both),
