@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 import httpx
-from tenacity import RetryCallState
+from tenacity import RetryCallState, retry_if_exception
 
 from .errors import APIError, CodetestError, ConnectionFailed, DeadlineExceeded
 
@@ -125,6 +125,39 @@ def stopper(settings: Settings, deadline: Deadline):
         return r is not None and r - (getattr(state, "upcoming_sleep", 0.0) or 0.0) <= 0.01
 
     return stop
+
+
+def retrying_args(settings: Settings, deadline: Deadline) -> dict[str, Any]:
+    """tenacity's ``Retrying`` / ``AsyncRetrying`` arguments for one call."""
+    return dict(stop=stopper(settings, deadline), wait=backoff(settings, deadline),
+                retry=retry_if_exception(is_retryable), reraise=True)
+
+
+def gate_timeout(deadline: Deadline) -> Optional[float]:
+    """How long an attempt may wait for a free connection (None: as long as it takes)."""
+    r = deadline.remaining()
+    return max(0.0, r) if r is not None else None
+
+
+GATE_CLOSED = "deadline passed while waiting for a free connection"
+
+
+def send_args(call: Any, settings: Settings, deadline: Deadline) -> dict[str, Any]:
+    """httpx ``request`` arguments for one attempt of ``call`` (an ``_endpoints.Call``): the time
+    left, as the attempt's timeout and as the deadline header the service admits by."""
+    t = deadline.attempt_timeout(settings.timeout_s)
+    return dict(method=call.method, url=call.path, json=call.body, timeout=httpx.Timeout(t, connect=min(10.0, t)),
+                headers={DEADLINE_HEADER: f"{t:.3f}"})
+
+
+def answer(resp: httpx.Response, call: Any) -> Any:
+    """What ``call`` returns for this response, or the APIError it raises."""
+    if call.text:
+        if resp.status_code != 200:
+            raise_for(resp)
+        return resp.text
+    body = resp.json() if resp.status_code in call.ok else raise_for(resp)
+    return body[call.field] if call.field else body
 
 
 def raise_for(resp: httpx.Response) -> Any:

@@ -19,6 +19,8 @@ if command -v rustc >/dev/null 2>&1; then
     cp -a "$SR/bin/rustc" "$OUT/rust/bin/"
     cp -a "$SR"/lib/*.so* "$OUT/rust/lib/"
     cp -a "$SR/lib/rustlib/x86_64-unknown-linux-gnu/lib" "$OUT/rust/lib/rustlib/x86_64-unknown-linux-gnu/"
+    # The sanitizer runtimes serve only nightly's -Zsanitizer.
+    rm -f "$OUT"/rust/lib/rustlib/x86_64-unknown-linux-gnu/lib/librustc-*_rt.*san.a
     [ -d "$SR/lib/rustlib/x86_64-unknown-linux-gnu/bin" ] && \
       cp -a "$SR/lib/rustlib/x86_64-unknown-linux-gnu/bin" "$OUT/rust/lib/rustlib/x86_64-unknown-linux-gnu/"
     echo "stage: rust $("$SR/bin/rustc" --version)" >&2
@@ -28,7 +30,12 @@ NODE="$(command -v node || true)"
 if [ -n "$NODE" ] && [ -d /usr/lib/node_modules ]; then
   mkdir -p "$OUT/node/bin" "$OUT/node/lib"
   cp -a "$(readlink -f "$NODE")" "$OUT/node/bin/node"
-  cp -a /usr/lib/node_modules "$OUT/node/lib/"
+  # Every global module but the package managers (npm, corepack): programs never install anything.
+  mkdir -p "$OUT/node/lib/node_modules"
+  for m in /usr/lib/node_modules/* /usr/lib/node_modules/.bin; do
+    case "$(basename "$m")" in npm|corepack) continue ;; esac
+    [ -e "$m" ] && cp -a "$m" "$OUT/node/lib/node_modules/"
+  done
   echo "stage: node $("$NODE" --version), global modules: $(ls /usr/lib/node_modules | tr '\n' ' ')" >&2
 fi
 mkdir -p "$OUT/pylibs"

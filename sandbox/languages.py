@@ -45,6 +45,8 @@ class Language:
     # The first process only launches the work in a child (tsx, kotlinc's script, go test): its
     # own CPU wait says nothing about the child's, so /run_code judges it on CPU time and the wall cap.
     launcher: bool = False
+    # The program's stack (RLIMIT_STACK), MiB; 0: the jail's default (the memory limit, at most 1 GiB).
+    stack_mb: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,8 @@ GO_CACHE_SEED = "/usr/local/lib/codetest/gocache"
 _GO_ENV = (("GOCACHE", "/tmp/gocache"), ("GOPATH", "/tmp/go:" + GOPATH_LIBS), ("GO111MODULE", "off"),
            ("CGO_ENABLED", "0"), ("HOME", "/tmp"))
 _NODE_ENV = (("NODE_PATH", NODE_MODULES),)
+# The stack the runtimes that size their own get (node --stack-size, the JVM's -Xss, Ruby's rlimit), MiB.
+RUNTIME_STACK_MB = 64
 _JVM_RUN = ("-Xmx{mem_mb}m", "-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto")
 _JVM_COMPILE_ENV = (("JAVA_TOOL_OPTIONS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss16m"),)
 
@@ -144,8 +148,12 @@ LANGUAGES: tuple[Language, ...] = (
              env=_GO_ENV, min_processes=64, package="golang-go"),
     Language("bash", ("sh", "shell"), (".sh",), _fixed("main.sh"), None, ("{bin}", "/prog/{src}"), "bash"),
     Language("perl", ("pl",), (".pl",), _fixed("main.pl"), None, ("{bin}", "/prog/{src}"), "perl", ("-v",)),
+    # Ruby sizes its machine stack from RLIMIT_STACK and touches it down to that size at start;
+    # gVisor maps at most 128 MiB of stack whatever the limit says (its stacks do not grow), so
+    # with the default 1 GiB Ruby dies of SIGSEGV before the first line. 64 MiB (as node and the
+    # JVM get) on every backend keeps one verdict everywhere; docs/docker.md, "gVisor".
     Language("ruby", ("rb",), (".rb",), _fixed("main.rb"), None, ("{bin}", "/prog/{src}"), "ruby",
-             package="ruby"),
+             package="ruby", stack_mb=RUNTIME_STACK_MB),
     # SandboxFusion's test-runner languages: the run is the test runner, its exit status the verdict.
     # go test builds and runs in the run step, as SandboxFusion does (run_timeout covers both).
     Language("go_test", ("gotest",), ("_test.go",), _fixed("main_test.go"),

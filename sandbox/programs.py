@@ -44,9 +44,10 @@ COMPILE_SHELL = f'exec "$@" </dev/null >{COMPILE_STDOUT} 2>{COMPILE_STDERR}'
 
 def exec_limits(limits: Limits, tc: Optional[Toolchain] = None) -> ExecLimits:
     procs = max(limits.processes, tc.language.min_processes if tc else 1)
+    stack = {"stack_bytes": tc.language.stack_mb << 20} if tc and tc.language.stack_mb else {}
     return ExecLimits(cpu_s=limits.time_s, wall_s=limits.wall_s, memory_bytes=limits.memory_mb << 20,
                       output_bytes=limits.output_kb << 10, processes=procs,
-                      file_size_bytes=limits.file_size_kb << 10)
+                      file_size_bytes=limits.file_size_kb << 10, **stack)
 
 
 class Program:

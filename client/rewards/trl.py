@@ -107,55 +107,43 @@ def make_trl_reward(
     limits: Optional[dict[str, Any]] = None,
     name: str = "codetest_reward",
     metric_prefix: str = "codetest",
+    blocking: bool = False,
     **scorer_options: Any,
-) -> TrlReward:
-    """An ``async`` TRL reward function scoring completions against the row's tests.
+) -> TrlReward | TrlRewardSync:
+    """An ``async`` TRL reward function scoring completions against the row's tests
+    (``blocking=True``: a plain function, for TRL versions without async rewards).
 
     ``scorer_options`` (``timeout_s``, ``max_concurrency``, ``batch_size``, ...) go to
     the shared ``RewardScorer`` unless ``scorer`` is given.
     """
     the_scorer = scorer or shared_scorer(service_url, **scorer_options)
 
-    async def reward(prompts: Any = None, completions: Sequence[Any] = (), completion_ids: Any = None,
-                     **kwargs: Any) -> list[Optional[float]]:
-        items = build_items(completions, kwargs, tests_column=tests_column, language_column=language_column,
-                            default_language=default_language, limits=limits)
-        outcomes = await the_scorer.score(items, scoring=scoring)
-        report(outcomes, kwargs, metric_prefix)
+    def items_of(completions: Sequence[Any], columns: dict[str, Any]) -> list[RewardItem | Unscorable]:
+        return build_items(completions, columns, tests_column=tests_column, language_column=language_column,
+                           default_language=default_language, limits=limits)
+
+    def rewards_of(outcomes: Sequence[RewardOutcome], columns: dict[str, Any]) -> list[Optional[float]]:
+        report(outcomes, columns, metric_prefix)
         return [o.reward for o in outcomes]
+
+    if blocking:
+        def reward(prompts: Any = None, completions: Sequence[Any] = (), completion_ids: Any = None,
+                   **kwargs: Any) -> list[Optional[float]]:
+            return rewards_of(the_scorer.score_sync(items_of(completions, kwargs), scoring=scoring), kwargs)
+    else:
+        async def reward(prompts: Any = None, completions: Sequence[Any] = (), completion_ids: Any = None,
+                         **kwargs: Any) -> list[Optional[float]]:
+            return rewards_of(await the_scorer.score(items_of(completions, kwargs), scoring=scoring), kwargs)
 
     reward.__name__ = reward.__qualname__ = name
     reward.scorer = the_scorer  # type: ignore[attr-defined]
     return reward
 
 
-def make_trl_reward_sync(
-    service_url: Optional[str] = None,
-    *,
-    scorer: Optional[RewardScorer] = None,
-    scoring: Scoring = "fraction",
-    tests_column: str = "tests",
-    language_column: str = "language",
-    default_language: str = "python",
-    limits: Optional[dict[str, Any]] = None,
-    name: str = "codetest_reward",
-    metric_prefix: str = "codetest",
-    **scorer_options: Any,
-) -> TrlRewardSync:
-    """The plain-function twin of ``make_trl_reward``, for TRL versions without async rewards."""
-    the_scorer = scorer or shared_scorer(service_url, **scorer_options)
-
-    def reward(prompts: Any = None, completions: Sequence[Any] = (), completion_ids: Any = None,
-               **kwargs: Any) -> list[Optional[float]]:
-        items = build_items(completions, kwargs, tests_column=tests_column, language_column=language_column,
-                            default_language=default_language, limits=limits)
-        outcomes = the_scorer.score_sync(items, scoring=scoring)
-        report(outcomes, kwargs, metric_prefix)
-        return [o.reward for o in outcomes]
-
-    reward.__name__ = reward.__qualname__ = name
-    reward.scorer = the_scorer  # type: ignore[attr-defined]
-    return reward
+def make_trl_reward_sync(service_url: Optional[str] = None, **options: Any) -> TrlRewardSync:
+    """The plain-function twin of ``make_trl_reward`` (the same arguments), for TRL versions
+    without async rewards."""
+    return make_trl_reward(service_url, blocking=True, **options)
 
 
 async def codetest_reward(prompts: Any = None, completions: Sequence[Any] = (), completion_ids: Any = None,
