@@ -41,6 +41,7 @@ PROG_LINK = ROOT + "/prog"      # /prog in the image is a symlink to this
 IPC_MARKS = ROOT + "/ipc-marks"
 HIDDEN_DEVICES = "/dev/.codetest-hidden"  # root-only: endless devices wait here while a compiler runs (a rename: same file system)
 ENDLESS_DEVICES = ("zero", "full", "random", "urandom", "tty")
+GVISOR_MAX_STACK = 128 << 20
 WORK = "/work"
 SCRATCH = ("/tmp", "/dev/shm", "/dev/mqueue")
 TMPFS_ACCOUNTED = ("/work", "/tmp", "/dev/shm")
@@ -345,6 +346,10 @@ class ContainerBox:
         self.poll_s = float(cfg.get("poll_s", 0.005))
         self.work_limit = int(cfg.get("work_limit_bytes", 256 << 20))
         self.runtime = str(cfg.get("runtime", "runc"))
+        # gVisor maps a process's whole stack at exec, never grows it, and maps at most 128 MiB
+        # whatever RLIMIT_STACK says: the limit is capped there, so a program sizing its stack
+        # from it (Ruby, a thread library) is not killed at start.
+        self.max_stack = GVISOR_MAX_STACK if self.runtime.startswith("runsc") else 0
         self.meter = Meter(self.uid, self.runtime)
         self.oom_before = 0
 

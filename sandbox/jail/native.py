@@ -66,6 +66,7 @@ PROC_MASKED_DIRS = ("acpi", "scsi", "asound")
 
 class NativeBox:
     rlimits: bool
+    max_stack = 0  # no cap beyond the limits
 
     def __init__(self, cfg: dict):
         self.cfg = cfg

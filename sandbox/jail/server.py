@@ -141,7 +141,7 @@ def contain(box, job: Job, lim: Limits, stdin_fd: int, out_w: int, err_w: int, r
     box.enter_cgroup()                                               # 2. cgroup
     box.network()                                                    # 3. network
     if box.rlimits:
-        steps.rlimits(lim, box.nproc(lim))                           # 4. rlimits
+        steps.rlimits(lim, box.nproc(lim), box.max_stack)            # 4. rlimits
     status[0] = steps.fds(stdin_fd, out_w, err_w, res_w, status[0])  # 5. fds
     os.chdir(workdir)
     box.credentials()                                                # 6. credentials

@@ -27,11 +27,13 @@ from . import kernel, zygote
 from .protocol import RESULT_FD, Limits
 
 
-def rlimits(lim: Limits, nproc: int = 0) -> None:
+def rlimits(lim: Limits, nproc: int = 0, max_stack: int = 0) -> None:
     """Step 4. Never above what the process may set (a container has no CAP_SYS_RESOURCE);
     the message-queue limit is best effort (gVisor refuses it)."""
     cpu = int(lim.cpu_s) + 1  # the cgroup's (or meter's) CPU accounting judges the exact limit
     stack = min(int(lim.memory_bytes), int(lim.stack_bytes))
+    if max_stack:  # what the runtime can map at all (gVisor: 128 MiB), so the limit tells the truth
+        stack = min(stack, max_stack)
     wanted = [
         (resource.RLIMIT_CPU, cpu, cpu + 1, True),
         (resource.RLIMIT_FSIZE, int(lim.file_size_bytes), int(lim.file_size_bytes), True),
