@@ -320,8 +320,9 @@ def test_host_files_are_not_visible(sandbox):
     assert "READ" not in t.stdout, t.stdout
     procs = int(t.stdout.split("procs")[1])
     # Only the jail's own processes: natively the slot's PID namespace with hidepid shows the
-    # program and its child; a container also shows its executor (PID 1) and the program's
-    # supervisor (hidepid cannot be mounted there). Never a host process.
+    # program and its child; a container also shows the zygote (PID 1, holding no job) and the
+    # supervisor (root: its memory is out of the program uid's reach), as hidepid cannot be
+    # mounted there. Never a host process.
     assert procs <= (3 if sandbox.config.backend == "docker" else 2), t.stdout
 
 
