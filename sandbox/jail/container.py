@@ -530,24 +530,19 @@ class ContainerBox:
     def _kill_uid(self, rounds: int = 1000) -> bool:
         """SIGKILL every live process of the program uid (CAP_KILL), until none is left.
 
-        First one kill(-1): with CAP_KILL it takes every process of the container but PID 1
-        (the zygote) and the caller, at once, so a fork racing with it fails and a fork bomb
-        cannot refill what is killed one by one. Then go round until a listing of the uid (no
-        PID namespace inside a container: the uid is the group) comes back empty.
+        Each round is one kill(-1): with CAP_KILL it takes every process of the container but
+        PID 1 (the zygote) and the caller at once, so a fork bomb cannot refill what would be
+        killed one by one (under gVisor a fork racing with it can still leave a child, which the
+        next round takes). Go round until a listing of the uid (no PID namespace inside a
+        container: the uid is the group) shows nothing alive.
         """
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         for _ in range(rounds):
-            live = [p for p in uid_processes(self.uid) if not _is_zombie(p)]
-            if not live:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if not any(not _is_zombie(p) for p in uid_processes(self.uid)):
                 return True
-            for p in live:
-                try:
-                    os.kill(p, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             time.sleep(0.0005)
         return False
 
