@@ -98,7 +98,9 @@ class CheckerCompare(BaseModel):
     checker: Checker
 
 
-CompareMode = Literal["exact", "whitespace", "float"]
+# unordered: answers that may come in any order (a function's top-level list as a multiset, an
+# output's lines as a multiset; sandbox/compare.py)
+CompareMode = Literal["exact", "whitespace", "float", "unordered"]
 Compare = Union[CompareMode, CheckerCompare]
 
 

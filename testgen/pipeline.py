@@ -174,6 +174,10 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     if val.error:
         stats["dropped"] = dict(dropped)
         raise ProblemError(val.error)
+    if problem.compare == "unordered":
+        # judges must compare the same way: the suite record says so (engine compare mode)
+        extra["compare"] = "unordered"
+        stats["answers"] = "any order"
     kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold), bool(problem.validators))
     if narrowed:
         stats["narrowed"] = narrowed

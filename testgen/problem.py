@@ -18,6 +18,7 @@ from sandbox.errors import UnknownLanguage
 from sandbox.languages import get_language
 from sandbox.models import Checker, CheckerCompare, Compare, Limits
 
+from .answers import several_answers
 from .constraints import stated_tolerance
 from .entry import ENTRY_RE
 
@@ -71,6 +72,12 @@ class Problem(BaseModel):
         from .entry import runnable
 
         return runnable(code, self.entry_point or "")
+
+    def values_equal(self, got: Any, want: Any) -> bool:
+        """Function values equal under the problem's comparison (``unordered``: in any order)."""
+        from sandbox.compare import values_equal, values_equal_unordered
+
+        return (values_equal_unordered if self.compare == "unordered" else values_equal)(got, want, self.float_tol)
 
     @property
     def has_checker(self) -> bool:
@@ -198,7 +205,7 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     if rec.get("interactive"):
         return "whitespace", tol, "interactive problems are not supported"
     compare = rec.get("compare")
-    if compare in ("exact", "whitespace", "float"):
+    if compare in ("exact", "whitespace", "float", "unordered"):
         return compare, float(rec.get("float_tol", tol)), None
     stated = stated_tolerance(str(rec.get("statement") or ""))
     if stated is not None:  # "absolute or relative error of at most 10^-6": compare as floats
@@ -275,16 +282,25 @@ def load_problem(rec: dict[str, Any]) -> Problem:
     if io == "function" and not (isinstance(entry, str) and ENTRY_RE.match(entry)):
         raise ProblemError("function problem without a valid entry_point (a name, or Class.method)")
     compare, tol, unsupported = _compare_of(rec)
+    statement = str(rec.get("statement") or rec.get("prompt") or "")
     if io == "function":
         atol = rec.get("atol")
-        stated = stated_tolerance(str(rec.get("statement") or rec.get("prompt") or ""))
+        stated = stated_tolerance(statement)
         tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else (stated or 1e-6)
-        compare = "whitespace"
+        compare = "unordered" if rec.get("compare") == "unordered" else "whitespace"
+    answers = several_answers(statement)
+    if answers is not None and not isinstance(compare, CheckerCompare) and unsupported is None:
+        kind, words = answers
+        if kind == "order":
+            compare = "unordered"
+        elif rec.get("compare") != "unordered":
+            unsupported = (f"several right answers (the statement says {words!r}) and no checker to judge them: "
+                           f"comparing with one gold's answer would fail correct programs")
     gold = _programs(rec.get("gold_solutions"))
     if not gold and unsupported is None:
         unsupported = "no gold solution"
     return Problem(
-        id=str(pid), io=io, statement=str(rec.get("statement") or rec.get("prompt") or ""),
+        id=str(pid), io=io, statement=statement,
         entry_point=entry if io == "function" else None, gold=gold, seeds=_seeds_of(rec, io),
         limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec),
         heldout_correct=_programs(rec.get("heldout_correct")),

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from sandbox.compare import compare_output, values_equal
+from sandbox.compare import compare_output, values_equal, values_equal_unordered
 from sandbox.models import Limits, RunRequest, RunResult, TestCase, Verdict
 
 from .candidates import Candidate, canonical_key
@@ -103,6 +103,7 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         raise SandboxFailure(se)
     # broken gold: fails to load, or disagrees with a seed's expected value
     usable: list[int] = []
+    order_seed: list[int] = []  # golds that differ from a seed's expected value in order only
     rep_by_gold = [r for r in reports if r.status == "ok"]
     for p, g in enumerate(golds):
         row = res[p]
@@ -114,7 +115,13 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
             raise SandboxFailure(row[bad_seed].error or "sandbox error on a seed example")
         if bad_seed is None:
             bad_seed = next((i for i, exp in expected_of_seed.items()
-                             if not values_equal(row[i].value, exp, problem.float_tol)), None)
+                             if not problem.values_equal(row[i].value, exp)), None)
+            if bad_seed is not None and load is None and _order_only(row[bad_seed].value, expected_of_seed[bad_seed],
+                                                                      problem.float_tol) and all(
+                    values_equal_unordered(row[i].value, exp, problem.float_tol) for i, exp in expected_of_seed.items()):
+                order_seed.append(p)  # right up to order: usable if the answer's order turns out free
+                usable.append(p)
+                continue
         if load is not None:
             rep_by_gold[p].status, rep_by_gold[p].reason = "broken", f"does not load: {load.error}"
         elif bad_seed is not None:
@@ -127,13 +134,21 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     if not usable:
         out.error = "no gold solution passes the seed tests: " + "; ".join(f"{r.name}: {r.reason}" for r in reports)
         return out
+    _detect_order(problem, res, usable, order_seed, len(cands), out)
+    for p in order_seed:
+        if problem.compare != "unordered":
+            usable.remove(p)
+            rep_by_gold[p].status, rep_by_gold[p].reason = "broken", "fails a seed test (its answer's order differs)"
+    if not usable:
+        out.error = "no gold solution passes the seed tests: " + "; ".join(f"{r.name}: {r.reason}" for r in reports)
+        return out
     out.usable_gold = [golds[p] for p in usable]
     limit = problem.limits.time_s
     valid, notes = _validator_verdicts(problem, [json.dumps(a) for a in inputs], runner)
     out.notes += notes
     for i, c in enumerate(cands):
         rows = [res[p][i] for p in usable]
-        reason = _fn_drop_reason(rows, limit / slack, problem.float_tol) or (None if valid[i] else "validator_rejects")
+        reason = _fn_drop_reason(rows, limit / slack, problem) or (None if valid[i] else "validator_rejects")
         if reason:
             out.dropped[reason] += 1
             c.meta["drop"] = reason
@@ -144,7 +159,42 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     return out
 
 
-def _fn_drop_reason(rows: list[CallResult], slow_s: float, tol: float) -> Optional[str]:
+def _order_only(a: Any, b: Any, tol: float) -> bool:
+    """Two lists that differ, but only in order."""
+    return (isinstance(a, list) and isinstance(b, list) and not values_equal(a, b, tol)
+            and values_equal_unordered(a, b, tol))
+
+
+# Gold disagreement that is only order, on at least this many inputs and on more inputs than
+# any other disagreement, makes the answer an unordered collection.
+ORDER_EVIDENCE_MIN = 2
+
+
+def _detect_order(problem: Problem, res: list[list[CallResult]], usable: list[int], order_seed: list[int],
+                  n: int, out: Validated) -> None:
+    """Judge ``unordered`` when the golds show it: their answers differ only in order."""
+    if problem.compare == "unordered" or len(usable) < 2 and not order_seed:
+        return
+    order_only = other = 0
+    for i in range(n):
+        rows = [res[p][i] for p in usable]
+        if not all(r.ok for r in rows):
+            continue
+        ref = rows[0].value
+        if all(values_equal(r.value, ref, problem.float_tol) for r in rows[1:]):
+            continue
+        if all(values_equal_unordered(r.value, ref, problem.float_tol) for r in rows[1:]):
+            order_only += 1
+        else:
+            other += 1
+    if (order_only >= ORDER_EVIDENCE_MIN and order_only > other) or (order_seed and order_only >= other):
+        problem.compare = "unordered"
+        out.notes.append(f"the golds' answers differ only in order on {order_only} inputs"
+                         + (f" (and {len(order_seed)} gold(s) on a seed example)" if order_seed else "")
+                         + ": answers are compared in any order")
+
+
+def _fn_drop_reason(rows: list[CallResult], slow_s: float, problem: Problem) -> Optional[str]:
     for r in rows:
         if r.status == "TLE":
             return "gold_timeout"
@@ -160,7 +210,7 @@ def _fn_drop_reason(rows: list[CallResult], slow_s: float, tol: float) -> Option
     if not _finite(ref):
         return "nonfinite_output"
     for r in rows[1:]:
-        if not values_equal(r.value, ref, tol):
+        if not problem.values_equal(r.value, ref):
             return "gold_disagree"
     return None
 
@@ -172,7 +222,7 @@ def confirm_function_suite(problem: Problem, golds: list[Program], tests: list[C
         return tests, 0
     reqs = [RunRequest(language="python", code=problem.runnable(g.code)[0], entry_point=problem.runnable(g.code)[1],
                        tests=[TestCase(args=c.args, expected=c.expected) for c in tests], limits=problem.limits,
-                       float_tol=problem.float_tol) for g in golds]
+                       compare=problem.compare, float_tol=problem.float_tol) for g in golds]
     outs = runner.run_many(reqs)
     ok = [True] * len(tests)
     for o in outs:
