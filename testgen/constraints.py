@@ -105,6 +105,27 @@ def extract(text: str) -> list[Range]:
     return out
 
 
+_SUM = re.compile(
+    rf"(?:sum|total)(?: length| size| number)? of (?:all |the )*(?:values of |lengths? of )?({_NAME})[^.]{{0,60}}?"
+    rf"(?:over|across|in|for|of) all (?:the )?(?:test ?cases|cases|tests|queries|scenarios|inputs)[^.]{{0,40}}?"
+    rf"(?:does not exceed|doesn't exceed|will not exceed|not exceed|is at most|is not greater than|"
+    rf"is less than or equal to|≤|<)\s*({_NUM})", re.I)
+
+
+def sum_bound(text: str) -> Optional[float]:
+    """The bound on a quantity summed over all test cases of a file ("the sum of n over all
+    test cases does not exceed 2*10^5", "\\sum n \\le 10^6"), or None."""
+    t = re.sub(r"\\sum\b", " sum of ", normalize(text))
+    m = _SUM.search(t)
+    if m:
+        return parse_number(m.group(2))
+    m = re.search(rf"sum of\s+({_NAME})\s*(?:over all [a-z ]+)?\s*(≤|<)\s*({_NUM})", t, re.I)
+    if m and re.search(r"test ?cases?|\bcases\b", t, re.I):
+        hi = parse_number(m.group(3))
+        return None if hi is None else hi - (1 if m.group(2) == "<" else 0)
+    return None
+
+
 def alphabet_hint(text: str) -> Optional[str]:
     """'only letters a-z' / 'lowercase letters' / 'uppercase' / 'digits' → an alphabet."""
     t = normalize(text).lower()

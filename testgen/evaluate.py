@@ -171,8 +171,8 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
         except ProblemError as e:
             score.note, score.judged = f"problem not usable: {e}", False
             continue
-        if problem.unsupported:
-            score.note, score.judged = problem.unsupported, False
+        if problem.unsupported or problem.unjudgeable:
+            score.note, score.judged = problem.unsupported or problem.unjudgeable, False
             continue
         if not tests:
             status = (rec.get("testgen") or {}).get("status") if tests_field == "tests" else None

@@ -156,6 +156,11 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
             ch = problem.compare.checker  # type: ignore[union-attr]
             extra["checker"] = {"language": ch.language, "code": ch.code, "protocol": ch.protocol}
         stats["llm"] = llm_stats
+    if problem.unjudgeable:
+        # several right answers and no checker (none given, none from the LLM): skipped, never
+        # judged by one gold's choice
+        stats["status"], stats["reason"] = "unsupported", problem.unjudgeable
+        return []
     if not cands:
         raise ProblemError(model_error or "no candidate inputs could be generated")
     stats["generated"] = dict(Counter(c.family for c in cands))
@@ -169,8 +174,8 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
                                                                                      else st.stdio_slack)
     dropped.update(val.dropped)
     stats["gold"] = [vars(g) for g in val.gold]
-    if val.notes:
-        stats["notes"] = val.notes
+    if val.notes or problem.notes:
+        stats["notes"] = problem.notes + val.notes
     if val.error:
         stats["dropped"] = dict(dropped)
         raise ProblemError(val.error)

@@ -20,6 +20,7 @@ from sandbox.models import Checker, CheckerCompare, Compare, Limits
 
 from .answers import several_answers
 from .constraints import stated_tolerance
+from .ctd import ctd_to_python
 from .entry import ENTRY_RE
 
 
@@ -62,6 +63,11 @@ class Problem(BaseModel):
     heldout_incorrect: list[Program] = Field(default_factory=list)
     # Set when the pipeline cannot handle this problem (interactive, no runnable gold...).
     unsupported: Optional[str] = None
+    # What the problem's own material could not be used for (a .ctd validator not converted, ...)
+    notes: list[str] = Field(default_factory=list)
+    # Several right answers that only a checker can judge: why, when the problem has none (an LLM
+    # may still write one; without it the problem is skipped with this reason)
+    needs_checker: Optional[str] = None
 
     @property
     def is_function(self) -> bool:
@@ -82,6 +88,11 @@ class Problem(BaseModel):
     @property
     def has_checker(self) -> bool:
         return isinstance(self.compare, CheckerCompare)
+
+    @property
+    def unjudgeable(self) -> Optional[str]:
+        """Why no suite of this problem can judge programs (several answers, no checker), or None."""
+        return None if self.has_checker else self.needs_checker
 
 
 _EXT_LANGUAGE = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c": "c", ".java": "java",
@@ -213,9 +224,10 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     return "whitespace", tol, None
 
 
-def _validators_of(rec: dict[str, Any]) -> list[InputValidator]:
+def _validators_of(rec: dict[str, Any], notes: Optional[list[str]] = None) -> list[InputValidator]:
     files = _source_files(rec.get("input_validators"))
     out: list[InputValidator] = []
+    notes = [] if notes is None else notes
     groups: dict[str, dict[str, str]] = {}
     for path, text in files.items():
         groups.setdefault(str(PurePosixPath(path).parent), {})[path] = text
@@ -224,6 +236,12 @@ def _validators_of(rec: dict[str, Any]) -> list[InputValidator]:
             lang = _EXT_LANGUAGE.get(PurePosixPath(path).suffix.lower())
             if lang == "python":
                 out.append(InputValidator(language="python", code=text, name=path))
+            elif PurePosixPath(path).suffix.lower() == ".ctd":
+                code, why = ctd_to_python(text)
+                if code is None:
+                    notes.append(f"inputs not validated by checktestdata {path}: {why}")
+                else:
+                    out.append(InputValidator(language="python", code=code, accept_exit=42, name=path))
             elif lang in ("c", "cpp") and re.search(r"\bint\s+main\s*\(|\bvoid\s+run\s*\(", text):
                 # (validator.h style: main() lives in the header that gets inlined)
                 out.append(InputValidator(language=lang, code=inline_includes(text, group), name=path))
@@ -289,22 +307,25 @@ def load_problem(rec: dict[str, Any]) -> Problem:
         tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else (stated or 1e-6)
         compare = "unordered" if rec.get("compare") == "unordered" else "whitespace"
     answers = several_answers(statement)
+    needs_checker: Optional[str] = None
     if answers is not None and not isinstance(compare, CheckerCompare) and unsupported is None:
         kind, words = answers
         if kind == "order":
             compare = "unordered"
         elif rec.get("compare") != "unordered":
-            unsupported = (f"several right answers (the statement says {words!r}) and no checker to judge them: "
-                           f"comparing with one gold's answer would fail correct programs")
+            needs_checker = (f"several right answers (the statement says {words!r}) and no checker to judge them: "
+                             f"comparing with one gold's answer would fail correct programs")
+    notes: list[str] = []
     gold = _programs(rec.get("gold_solutions"))
     if not gold and unsupported is None:
         unsupported = "no gold solution"
     return Problem(
         id=str(pid), io=io, statement=statement,
         entry_point=entry if io == "function" else None, gold=gold, seeds=_seeds_of(rec, io),
-        limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec),
+        limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec, notes),
         heldout_correct=_programs(rec.get("heldout_correct")),
-        heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported,
+        heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported, notes=notes,
+        needs_checker=needs_checker,
     )
 
 
