@@ -144,13 +144,25 @@ _TOL = re.compile(r"(absolute|relative)\s+(or|and|/)?\s*(relative|absolute)?\s*(
                   r"[^.]{0,80}?(10\s*\^\s*\{?\s*-\s*(\d+)\s*\}?|1e-(\d+))", re.I | re.S)
 
 
+_POW = r"(?:10\s*\^\s*\{?\s*-\s*(\d+)\s*\}?|1e-(\d+))"
+# "an error of at most 10^-6", "precision of 1e-9", "accurate to within 10^{-4}", "within 10^-6 of the answer"
+_TOL_WORDS = re.compile(rf"\b(?:error|precision|accuracy|tolerance|accurate|differ\w*)\b[^.]{{0,40}}?"
+                        rf"(?:at most|up to|less than|not exceed\w*|within|smaller than|no more than|≤|<=|of)\s*{_POW}"
+                        rf"|\bwithin\s+{_POW}\s+(?:of|from)\b", re.I | re.S)
+
+
 def stated_tolerance(text: str) -> Optional[float]:
     """The output tolerance a statement grants ("an absolute or relative error of at most
-    $10^{-6}$", "within 1e-4 absolute error"), or None when it states none."""
+    $10^{-6}$", "within 1e-4 absolute error", "a precision of 10^{-9}"), or None when it states none."""
     t = text.replace("$", " ").replace("\\", " ")
     m = _TOL.search(t)
     if not m:
-        return None
+        w = _TOL_WORDS.search(t)
+        exp = next((g for g in (w.groups() if w else ()) if g), None)
+        try:
+            return 10.0 ** -int(exp) if exp is not None else None
+        except ValueError:
+            return None
     exp = m.group(6) or m.group(7)
     try:
         return 10.0 ** -int(exp)

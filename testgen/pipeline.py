@@ -60,7 +60,7 @@ def _describe_model(model: Any) -> str:
 # with an input validator: its inputs are in the domain by definition.
 QUARANTINE_SHARE = 0.3
 QUARANTINE_MIN = 5
-OUT_OF_DOMAIN = ("gold_disagree",)
+OUT_OF_DOMAIN = ("gold_disagree", "referee_disagree")
 
 
 def quarantine(cands: list[Any], kept: list[Any], n_gold: int, has_validator: bool = False
@@ -123,6 +123,7 @@ def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[
 def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any], extra: dict[str, Any]
          ) -> list[dict[str, Any]]:
     problem = load_problem(rec)
+    loaded_compare = rec.get("compare")
     stats["io"] = problem.io
     if problem.unsupported:
         stats["status"], stats["reason"] = "unsupported", problem.unsupported
@@ -180,10 +181,14 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
         stats["dropped"] = dict(dropped)
         raise ProblemError(val.error)
     if problem.compare == "unordered":
-        # judges must compare the same way: the suite record says so (engine compare mode)
-        extra["compare"] = "unordered"
         stats["answers"] = "any order"
-    kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold), bool(problem.validators))
+    if isinstance(problem.compare, str) and problem.compare != (loaded_compare or "whitespace"):
+        # validation learnt how answers compare (any order; numbers printed to other digits):
+        # judges must compare the same way, so the suite record says so (engine compare modes)
+        extra["compare"] = problem.compare
+        extra["float_tol"] = problem.float_tol
+    kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold) + len(problem.referees),
+                                bool(problem.validators))
     if narrowed:
         stats["narrowed"] = narrowed
         dropped["quarantined"] += len(val.kept) - len(kept)

@@ -68,6 +68,9 @@ class Problem(BaseModel):
     # Several right answers that only a checker can judge: why, when the problem has none (an LLM
     # may still write one; without it the problem is skipped with this reason)
     needs_checker: Optional[str] = None
+    # Cross-checks of a single gold (an LLM-written brute force): run on the small inputs; an
+    # input where one finishes and disagrees with the gold is dropped (testgen/validate.py)
+    referees: list[Program] = Field(default_factory=list)
 
     @property
     def is_function(self) -> bool:

@@ -130,3 +130,39 @@ def test_return_any_without_a_checker_is_skipped_with_its_reason_never_judged(ru
     assert pool["correct"] == pool["incorrect"] == 0  # in no rate: neither accepted nor rejected
     assert pool["unjudged_problems"] == 1 and "several right answers" in pool["unjudged"]["any-element"]
     assert "empty suite" not in pool["unjudged"]["any-element"]
+
+
+# ------------------------------------------------------------- one gold (issue 14, failure mode 4)
+
+def test_one_gold_runs_twice_and_an_unstable_answer_is_not_trusted(runner):
+    # str hashing is randomized per process: list(set(words)) changes order from run to run
+    gold = "def uniq(ws):\n    return list(set(ws))\n"
+    rec = {"id": "uniq", "io": "function", "entry_point": "uniq",
+           "statement": "Return the distinct words of ws.\ndef uniq(ws):",
+           "gold_solutions": [{"language": "python", "code": gold}],
+           "seed_tests": [{"args": [["apple", "pear", "apple", "fig", "kiwi", "plum"]]},
+                          {"args": [["x", "yy", "x", "zzz", "w", "v"]]}, {"args": [["a", "b", "c", "d", "e"]]}],
+           "heldout_correct": [{"language": "python", "code": "def uniq(ws):\n    return sorted(set(ws))[::-1]\n"}],
+           "heldout_incorrect": [{"language": "python", "code": "def uniq(ws):\n    return ws\n"}]}
+    out = synthesize(rec, runner, FAST)
+    tg = out["testgen"]
+    # the two runs of the one gold differ only in order: the answer is judged in any order
+    assert tg["status"] == "ok" and out.get("compare") == "unordered", tg
+    pool = evaluate([out], runner, mode="batched").pooled()
+    assert (pool["tpr"], pool["tnr"]) == (1.0, 1.0), pool
+
+
+def test_numbers_printed_to_other_digits_than_the_samples_compare_as_floats(runner):
+    gold = "a, b = map(int, input().split())\nprint(f'{a / b:.9f}')\n"
+    rec = {"id": "ratio", "io": "stdio", "statement": r"Print $a/b$ ($1 \le a, b \le 1000$).",
+           "gold_solutions": [{"language": "python", "code": gold}],
+           "sample_tests": [{"stdin": "1 3\n", "expected_stdout": "0.333333\n"},
+                            {"stdin": "2 4\n", "expected_stdout": "0.5\n"}],
+           "heldout_correct": [{"language": "python", "code": "a, b = map(int, input().split())\nprint(a / b)\n"}],
+           "heldout_incorrect": [{"language": "python", "code": "a, b = map(int, input().split())\nprint(a // b)\n"}]}
+    out = synthesize(rec, runner, FAST)
+    tg = out["testgen"]
+    assert tg["status"] == "ok" and all(g["status"] == "ok" for g in tg["gold"]), tg
+    assert out["compare"] == "float" and any("compared as floats" in n for n in tg["notes"]), tg
+    pool = evaluate([out], runner, mode="engine").pooled()
+    assert (pool["tpr"], pool["tnr"]) == (1.0, 1.0), pool
