@@ -181,6 +181,9 @@ def main(argv: Optional[list[str]] = None) -> int:
               f"{pool['tests_per_problem']:>8.1f} {pool['max_tests']:>4} "
               f"{pct(pool['tpr']):>8} {pct(pool['tnr']):>8} {pct(beh):>8} {pct(pool['rejects_all_share']):>8} "
               f"{slow:>9} {pool['correct']:>8} {pool['incorrect']:>9}")
+        if name == "synthesized" and pool["unjudged"]:
+            for pid, note in sorted(pool["unjudged"].items())[:10]:
+                print(f"{'':<13} {'':<21} no suite: {pid}: {(note or '')[:110]}")
         if name == "synthesized":
             st = results[ds]["testgen_status"]
             print(f"{'':<13} {'':<21} testgen status {json.dumps(st, sort_keys=True)}, "
