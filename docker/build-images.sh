@@ -55,14 +55,22 @@ fi
 
 if [ "$API" = 1 ]; then
   # A wheelhouse of codetest and its dependencies, made with the host's pip (and its
-  # index or mirror), so the image build itself needs no package index.
+  # index or mirror), so the image build itself needs no package index. Its own small build
+  # context (not docker/, which holds the staged toolchains), and two layers: the dependencies
+  # (byte-identical wheels while the versions stay, so Docker reuses that layer) and codetest
+  # itself (the only layer a code change rebuilds). SOURCE_DATE_EPOCH makes locally built
+  # wheels reproducible, so an unchanged dependency built from an sdist keeps its layer too.
   PY="${PYTHON:-$ROOT/.venv/bin/python}"; [ -x "$PY" ] || PY=python3
-  rm -rf "$HERE/.wheels"; mkdir -p "$HERE/.wheels"
+  CTX="$(mktemp -d "${TMPDIR:-/tmp}/codetest-api-build.XXXXXX")"
+  trap 'rm -rf "$CTX"' EXIT
+  mkdir -p "$CTX/deps" "$CTX/app"
   echo "build-images.sh: wheelhouse for codetest (pip wheel)" >&2
-  timeout 900 "$PY" -m pip wheel -q -w "$HERE/.wheels" "$ROOT"
+  SOURCE_DATE_EPOCH=315532800 timeout 900 "$PY" -m pip wheel -q -w "$CTX/deps" "$ROOT"
+  mv "$CTX"/deps/codetest-*.whl "$CTX/app/"
+  cp "$HERE/Dockerfile.api" "$CTX/Dockerfile"
   echo "build-images.sh: $API_TAG from $RUNTIME_TAG" >&2
   timeout 1800 "$DOCKER" build --network host -q --build-arg RUNTIME_IMAGE="$RUNTIME_TAG" \
-    -t "$API_TAG" -f "$HERE/Dockerfile.api" "$HERE"
-  rm -rf "$HERE/.wheels"
+    -t "$API_TAG" "$CTX"
+  rm -rf "$CTX"; trap - EXIT
 fi
 "$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep '^codetest-' >&2 || true

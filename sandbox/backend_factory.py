@@ -17,7 +17,7 @@ def make_backend(config: SandboxConfig, toolchains: dict[str, Toolchain]) -> Any
 
         binds = sorted({b for tc in toolchains.values() for b in tc.binds})
         py = toolchains.get("python")
-        return NativeBackend(config, py.binary if py else sys.executable, binds)
+        return NativeBackend(config, py.on_host if py else sys.executable, binds)
     if name == "docker":
         from .backends.docker import DockerBackend
 

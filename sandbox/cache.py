@@ -4,6 +4,11 @@ Keyed by (language, toolchain version, command, source) so a program judged on t
 or sent again, compiles once. Entries are folders made read-only and renamed into place
 atomically, so concurrent compiles of the same source are safe: the loser's copy is thrown
 away. The store is bounded: the least recently used entries go when it grows past its size.
+
+Shared (``CODETEST_SHARED_CACHE_DIR``, several instances on one volume): the same rules hold
+across processes, since an entry is only ever visible whole (a folder staged on the store's
+own filesystem, then renamed). An instance cannot see which entries another is running, so
+in a shared store it evicts only entries no one has used for ``SHARED_EVICT_GRACE_S``.
 """
 
 from __future__ import annotations
@@ -13,21 +18,32 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import threading
 import time
 from typing import Iterator, Optional
 
 
+SHARED_EVICT_GRACE_S = 600.0
+STAGING_PREFIX = ".in-"
+
+
 class CompileCache:
-    def __init__(self, root: str, max_bytes: int):
+    def __init__(self, root: str, max_bytes: int, shared: bool = False):
         self.root = root
         self.max_bytes = max_bytes
+        self.shared = shared
+        # A shared store grows by other instances' entries too: its real size is read from the
+        # disk after a put, at most this often (seconds).
+        self.shared_rescan_s = 10.0
+        self._last_scan = 0.0
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
         self._pins: dict[str, int] = {}
         self._memo: dict[str, tuple[dict, float]] = {}
         os.makedirs(root, mode=0o755, exist_ok=True)
         os.chmod(root, 0o755)
+        self._remove_old_staging()
         self._size = sum(_folder_size(os.path.join(root, n)) for n in os.listdir(root))
 
     @contextlib.contextmanager
@@ -102,10 +118,17 @@ class CompileCache:
                 p = os.path.join(root, name)
                 if not os.path.islink(p):
                     os.chown(p, 0, 0) if os.geteuid() == 0 else None
-                    os.chmod(p, 0o755 if os.path.isdir(p) or os.access(p, os.X_OK) else 0o644)
+                    # The mode bits, not os.access: on a noexec mount (a replica's tmpfs state
+                    # folder) access(X_OK) fails for every file, and a binary would lose its x bit.
+                    executable = os.lstat(p).st_mode & 0o111
+                    os.chmod(p, 0o755 if os.path.isdir(p) or executable else 0o644)
         os.chown(folder, 0, 0) if os.geteuid() == 0 else None
         os.chmod(folder, 0o755)
         size = _folder_size(folder)
+        try:
+            folder = self._on_store_fs(folder)
+        except OSError:
+            return  # cannot stage it (the store is full or gone): the program is simply not cached
         try:
             os.rename(folder, self.path(key))
         except OSError:
@@ -114,8 +137,39 @@ class CompileCache:
         with self._lock:
             self._size += size
             over = self._size > self.max_bytes
+            if self.shared and time.monotonic() - self._last_scan >= self.shared_rescan_s:
+                self._last_scan = time.monotonic()
+                over = True  # _evict reads the real size, and drops entries only past the bound
         if over:
             self._evict()
+
+    def _on_store_fs(self, folder: str) -> str:
+        """``folder``, or a copy of it staged in the store when it lives on another filesystem
+        (a shared volume): a rename is atomic only within one filesystem."""
+        if os.stat(folder).st_dev == os.stat(self.root).st_dev:
+            return folder
+        staged = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.root)
+        try:
+            os.rmdir(staged)
+            shutil.copytree(folder, staged, symlinks=True)
+            os.chmod(staged, 0o755)
+        except OSError:
+            shutil.rmtree(staged, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        shutil.rmtree(folder, ignore_errors=True)
+        return staged
+
+    def _remove_old_staging(self) -> None:
+        """Copies left half-staged by an instance that died (an hour old: no copy takes that long)."""
+        now = time.time()
+        for name in os.listdir(self.root):
+            p = os.path.join(self.root, name)
+            try:
+                if name.startswith(STAGING_PREFIX) and now - os.lstat(p).st_mtime > 3600:
+                    shutil.rmtree(p, ignore_errors=True)
+            except OSError:
+                pass
 
     @property
     def size(self) -> int:
@@ -136,9 +190,12 @@ class CompileCache:
                 mtime = 0
             entries.append((mtime, size, name, p))
             total += size
+        recent = time.time() - SHARED_EVICT_GRACE_S
         for _mtime, size, name, p in sorted(entries):
             if total <= self.max_bytes:
                 break
+            if self.shared and _mtime > recent:
+                break  # another instance may be running it: in a shared store only idle entries go
             with self._lock:
                 if name in self._pins:
                     continue

@@ -72,6 +72,12 @@ def default_state_dir() -> str:
     return env("CODETEST_STATE_DIR", str, base)
 
 
+def default_docker_owners_dir() -> str:
+    """One folder per host that every instance sees: /run/codetest/docker-pools as root."""
+    base = "/run/codetest" if os.geteuid() == 0 else os.path.join(tempfile.gettempdir(), f"codetest-{os.geteuid()}")
+    return env("CODETEST_DOCKER_OWNERS_DIR", str, os.path.join(base, "docker-pools"))
+
+
 def toolchain_override(language: str) -> Optional[str]:
     """``CODETEST_<LANGUAGE>``: the toolchain binary the operator names for a language."""
     return env_str(f"CODETEST_{language.upper()}")
@@ -96,6 +102,10 @@ class SandboxConfig:
     # Compile cache and scratch space live here.
     state_dir: str = field(default_factory=default_state_dir)
     cache_max_mb: int = field(default_factory=lambda: env("CODETEST_CACHE_MAX_MB", positive(int), 2048))
+    # A compile cache shared by several instances (replicas on one volume): compiled programs are
+    # stored there instead of <state_dir>/cache; the same key rules (successes and deterministic
+    # compiler rejections only), written by atomic rename. None: the instance's own cache.
+    shared_cache_dir: Optional[str] = field(default_factory=lambda: env_str("CODETEST_SHARED_CACHE_DIR"))
     # Layers a backend must provide or it refuses to run code. An operator lowers the bar
     # explicitly with allow_missing (CODETEST_ALLOW_MISSING=cgroups,uid).
     required_layers: tuple[str, ...] = DEFAULT_REQUIRED
@@ -123,6 +133,10 @@ class SandboxConfig:
     # Each pool container's own memory and CPU caps (0: the backend's defaults, see docs/docker.md).
     docker_memory_mb: int = field(default_factory=lambda: env("CODETEST_DOCKER_MEMORY_MB", non_negative(int), 0))
     docker_cpus: float = field(default_factory=lambda: env("CODETEST_DOCKER_CPUS", non_negative(float), 0.0))
+    # Where each Docker backend holds a lock for its pool while it lives (docs/docker.md, "Leftover
+    # containers"): a starting backend removes the containers of pools whose lock is free. Every
+    # instance that should clean up after the others must see the same folder.
+    docker_owners_dir: str = field(default_factory=default_docker_owners_dir)
 
     def effective_required(self) -> set[str]:
         return set(self.required_layers) - set(self.allow_missing)
@@ -151,6 +165,7 @@ class DockerSettings:
     shm_mb: int = 64            # /dev/shm
     prog_cache_mb: int = 256    # program files cached per container (/run/codetest)
     uid_base: int = 62000       # program uid of container k is uid_base + k (k < 1000)
+    owners_dir: str = ""        # pool locks (SandboxConfig.docker_owners_dir); "" when not known
     start_timeout_s: float = 60.0
     acquire_timeout_s: float = 120.0
     poll_s: float = 0.005
@@ -170,6 +185,7 @@ class DockerSettings:
         s.memory_mb = int(getattr(config, "docker_memory_mb", 0) or s.memory_mb)
         s.cpus = float(getattr(config, "docker_cpus", 0) or s.cpus)
         s.uid_base = int(getattr(config, "uid_base", 61000)) + DOCKER_UID_OFFSET
+        s.owners_dir = getattr(config, "docker_owners_dir", "") or default_docker_owners_dir()
         s.pids = env("CODETEST_DOCKER_PIDS", positive(int), s.pids)
         s.pids_runsc = env("CODETEST_DOCKER_PIDS_RUNSC", positive(int), s.pids_runsc)
         s.work_mb = env("CODETEST_DOCKER_WORK_MB", positive(int), s.work_mb)

@@ -39,7 +39,10 @@ class Sandbox:
         self.config = config or SandboxConfig()
         os.makedirs(self.config.state_dir, mode=0o755, exist_ok=True)
         self.toolchains: dict[str, Toolchain] = detect_toolchains()
-        self.cache = CompileCache(os.path.join(self.config.state_dir, "cache"), self.config.cache_max_mb << 20)
+        # The instance's own compile cache, or one shared with other instances (replicas).
+        shared = self.config.shared_cache_dir
+        self.cache = CompileCache(shared or os.path.join(self.config.state_dir, "cache"),
+                                  self.config.cache_max_mb << 20, shared=bool(shared))
         # Scratch is per instance: several processes (CLI runs, a service) share a state dir,
         # and each removes only its own on close. Folders of dead instances go at start.
         scratch_root = os.path.join(self.config.state_dir, "scratch")

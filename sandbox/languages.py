@@ -50,10 +50,17 @@ class Language:
 @dataclass(frozen=True)
 class Toolchain:
     language: Language
-    binary: str  # absolute, real path
+    binary: str  # absolute path as a program sees it (inside the jail)
     version: str
-    binds: tuple[str, ...]  # host folders outside the system ones the jail must show
+    # (host folder, neutral path in the jail) for a toolchain outside the system folders: the
+    # jail shows /opt/codetest/<language>, never the host's path (a rustup home, a pyenv dir).
+    binds: tuple[tuple[str, str], ...]
     extra: dict = field(default_factory=dict, hash=False, compare=False)
+    host_binary: str = ""  # the real path on this host ("" = binary)
+
+    @property
+    def on_host(self) -> str:
+        return self.host_binary or self.binary
 
     def fmt(self, template: tuple[str, ...], src: str, mem_mb: int) -> list[str]:
         stem = os.path.splitext(src)[0]
@@ -261,6 +268,9 @@ def _version(cmd: list[str]) -> str:
     return text[0].strip() if text else ""
 
 
+NEUTRAL_TOOLCHAINS = "/opt/codetest"
+
+
 def _outside_system(path: str) -> bool:
     return not path.startswith(SYSTEM_PREFIXES)
 
@@ -314,12 +324,22 @@ def _detect(lang: Language) -> Optional[Toolchain]:
     version = _version([binary, *lang.version_args])
     if not version:
         return None
-    binds: set[str] = set()
+    binds: dict[str, str] = {}
     for b in (binary, *extra.values()):
         if _outside_system(b):
-            # bin/<tool> -> the toolchain's prefix (pyenv version dir, rust sysroot, /opt/...).
-            binds.add(os.path.dirname(os.path.dirname(b)))
-    return Toolchain(lang, binary, version, tuple(sorted(binds)), extra)
+            # bin/<tool> -> the toolchain's prefix (pyenv version dir, rust sysroot, /opt/...),
+            # shown in the jail at a neutral path.
+            prefix = os.path.dirname(os.path.dirname(b))
+            binds.setdefault(prefix, f"{NEUTRAL_TOOLCHAINS}/{lang.name}" + (f"-{len(binds)}" if binds else ""))
+
+    def in_jail(path: str) -> str:
+        for host, jail in binds.items():
+            if path.startswith(host + "/"):
+                return jail + path[len(host):]
+        return path
+
+    return Toolchain(lang, in_jail(binary), version, tuple(sorted(binds.items())),
+                     {k: in_jail(v) for k, v in extra.items()}, host_binary=binary)
 
 
 @lru_cache(maxsize=1)

@@ -172,8 +172,12 @@ class Compiler:
                     for name in os.listdir(folder):
                         p = os.path.join(folder, name)
                         shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
-                self.cache.put(key, folder, {"ok": cr.ok, "stdout": cr.stdout, "stderr": cr.stderr,
-                                             "time_s": cr.time_s})
+                try:
+                    self.cache.put(key, folder, {"ok": cr.ok, "stdout": cr.stdout, "stderr": cr.stderr,
+                                                 "time_s": cr.time_s})
+                except OSError as e:  # cannot make it root-owned and read-only (no CAP_CHOWN): fail closed
+                    log.error("compiled program could not be stored safely: %s", e)
+                    return None, cr, True
                 folder = None
             finally:
                 if folder:

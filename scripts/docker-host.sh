@@ -7,7 +7,7 @@
 #   scripts/docker-host.sh stop        stop the dockerd this script started
 #   scripts/docker-host.sh restart     stop, then start (the fault tests use it)
 #   scripts/docker-host.sh status      is the engine up, which runtimes
-#   scripts/docker-host.sh images      docker/build-images.sh (base + runtime image)
+#   scripts/docker-host.sh images      docker/build-images.sh --api (base, runtime and API images)
 #   scripts/docker-host.sh all         install, start, images
 #
 # dockerd runs with --bridge=none --iptables=false: no bridge network and no NAT rules
@@ -112,7 +112,9 @@ case "${1:-all}" in
   stop) stop_daemon ;;
   restart) stop_daemon; start_daemon ;;
   status) status ;;
-  images) "$HERE/docker/build-images.sh" ;;
-  all) install_packages; start_daemon; "$HERE/docker/build-images.sh" ;;
+  # --api: codetest-api:latest (compose's API service, deploy/k8s's image) FROM the runtime image;
+  # a rebuild after a code change redoes only its codetest layer (seconds).
+  images) "$HERE/docker/build-images.sh" --api ;;
+  all) install_packages; start_daemon; "$HERE/docker/build-images.sh" --api ;;
   *) sed -n '2,12p' "$0"; exit 2 ;;
 esac

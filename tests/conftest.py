@@ -13,6 +13,7 @@ import tempfile
 import pytest
 
 from sandbox import Limits, RunRequest, Sandbox, SandboxConfig, TestCase
+from sandbox.backends.native.cgroups import remove_tree
 
 BACKENDS = [b.strip() for b in os.environ.get("CODETEST_TEST_BACKENDS", "native").split(",") if b.strip()]
 
@@ -235,28 +236,7 @@ class TestCgroup:
 
     def remove(self) -> None:
         for d in self.dirs.values():
-            for root, dirs, _files in os.walk(d, topdown=False):
-                for sub in dirs + ([] if root != d else []):
-                    _rmdir_killing(os.path.join(root, sub))
-            _rmdir_killing(d)
-
-
-def _rmdir_killing(d: str) -> None:
-    for _ in range(200):
-        try:
-            os.rmdir(d)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            try:
-                with open(os.path.join(d, "cgroup.procs")) as f:
-                    for pid in f.read().split():
-                        with contextlib.suppress(ProcessLookupError):
-                            os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                return
-            time.sleep(0.05)
+            remove_tree(d)
 
 
 @pytest.fixture
@@ -340,3 +320,69 @@ def service_log(proc) -> str:
         return proc.log.read()[-4000:].decode(errors="replace")
     except (AttributeError, ValueError, OSError):
         return ""
+
+
+def cache_entry(tmp: str, name: str, size: int) -> str:
+    """A finished folder of ``size`` bytes, as a compile leaves it, for CompileCache.put."""
+    d = os.path.join(tmp, "tmp-" + name)
+    os.makedirs(d)
+    with open(os.path.join(d, "blob"), "wb") as f:
+        f.write(b"x" * size)
+    return d
+
+
+# --- Docker: one engine client, one way to make a backend, one API image from this checkout ---
+# (tests/test_docker_*.py, test_compose_replicas.py, test_k8s_pod_docker.py)
+
+DOCKER_IMAGE = os.environ.get("CODETEST_DOCKER_IMAGE", "codetest-runtime:latest")
+# The API image the tests run: built from this checkout once per session (the runtime image's
+# layers and the dependency layer are reused, so a rebuild after a code change takes seconds).
+TEST_API_IMAGE = os.environ.get("CODETEST_TEST_API_IMAGE", "codetest-api:scale-test")
+# The docker backend keeps nothing on the host: its tests never create this folder.
+NO_STATE = os.path.join(tempfile.gettempdir(), "codetest-docker-backend-unused")
+
+
+@pytest.fixture(scope="module")
+def docker_client():
+    """A client of the Docker engine that has the runtime image; the test skips without one
+    (CI, as root, always has both: scripts/setup.sh --docker)."""
+    docker = pytest.importorskip("docker")
+    try:
+        c = docker.from_env(timeout=30)
+        c.ping()
+        c.images.get(DOCKER_IMAGE)
+    except Exception as e:
+        pytest.skip(f"no Docker engine or no {DOCKER_IMAGE}: {e}")
+    yield c
+    c.close()
+
+
+def docker_runtimes(client) -> list[str]:
+    return ["runc"] + (["runsc"] if "runsc" in (client.info().get("Runtimes") or {}) else [])
+
+
+def make_docker_backend(runtime: str = "runc", **settings):
+    """A DockerBackend of 2 containers on ``runtime``; ``settings`` override DockerSettings fields."""
+    from sandbox.backends.docker import DockerBackend
+    from sandbox.backends.docker.settings import DockerSettings
+
+    cfg = SandboxConfig(backend="docker", slots=2, docker_runtime=runtime, state_dir=NO_STATE)
+    s = DockerSettings.from_config(cfg)
+    for k, v in settings.items():
+        setattr(s, k, v)
+    return DockerBackend(cfg, settings=s)
+
+
+def pool_container_ids(client, backend) -> list[str]:
+    """Ids of the backend's containers, as the engine lists them (running or not)."""
+    return [c["Id"] for c in client.api.containers(all=True, filters={"label": f"codetest.pool={backend.pool_id}"})]
+
+
+@pytest.fixture(scope="session")
+def api_image() -> str:
+    """TEST_API_IMAGE built from this checkout (docker/build-images.sh --api-only), once per session."""
+    env = dict(os.environ, CODETEST_API_IMAGE=TEST_API_IMAGE)
+    r = subprocess.run([os.path.join(REPO, "docker", "build-images.sh"), "--api-only"], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=1500)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return TEST_API_IMAGE

@@ -123,3 +123,37 @@ def test_kernel_held_memory_is_not_charged_to_the_next_program_on_v2():
             assert t.verdict == Verdict.AC, t.stderr[-1000:]
             t = run_one(sb, NEEDS_MEMORY, stdin="160\n", memory_mb=256, **SLOW)
             assert t.verdict == Verdict.AC, (t.verdict, t.memory_kb)
+
+
+SECOND_INSTANCE = """
+import json, sys
+from sandbox import Limits, RunRequest, Sandbox, TestCase
+with Sandbox() as sb:
+    layer = sb.health()["layers"]["cgroups"]
+    r = sb.run(RunRequest(language="python", code="print(6 * 7)", tests=[TestCase(stdin="", expected_stdout="42\\n")],
+                          limits=Limits(time_s=60, wall_time_s=120)))
+    print(json.dumps({"cgroups": layer, "verdict": r.verdict.value}))
+"""
+
+
+def test_second_instance_inside_the_first_ones_service_leaf_gets_cgroups(tmp_path):
+    # The first instance moved this process into its service leaf (no internal processes in
+    # v2); a second instance started from here (a CLI batch run by a service) must still get a
+    # subtree, beside the first one's jails and under the same delegated cgroup.
+    import json
+    import subprocess
+    import sys
+
+    with own_sandbox("native", slots=1) as sb:
+        assert run_one(sb, "print(1)", **SLOW).verdict == Verdict.AC
+        leaf = _unified(os.getpid())
+        env = dict(os.environ, CODETEST_STATE_DIR=str(tmp_path / "second"),
+                   CODETEST_UID_BASE=str(sb.config.uid_base + 500), CODETEST_SLOTS="1")
+        out = subprocess.run([sys.executable, "-c", SECOND_INSTANCE], env=env, capture_output=True, text=True,
+                             timeout=600, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        assert out.returncode == 0, out.stderr[-3000:]
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+        assert got["cgroups"]["active"], got
+        assert got["verdict"] == "AC", got
+        assert _unified(os.getpid()) == leaf  # the first instance's processes were not moved
+        assert run_one(sb, "print(2)", **SLOW).verdict == Verdict.AC  # and it still works

@@ -118,3 +118,20 @@ def test_traceback_names_only_the_program(sandbox, kind):
     assert not leaks and "jail" not in t.stderr.lower(), t.stderr
     if kind != "syntax_error":
         assert t.stderr.startswith("Traceback (most recent call last):"), t.stderr
+
+
+def test_toolchains_outside_the_system_folders_are_mounted_at_neutral_paths(sandbox):
+    # A rustup or pyenv home is shown at /opt/codetest/<language>, and programs compile and run
+    # from there; no mount point in the jail is the install's host path.
+    if sandbox.backend.name != "native":
+        pytest.skip("the image's toolchains are in its system folders")
+    from sandbox.languages import detect_toolchains
+
+    outside = sorted({pair for tc in detect_toolchains().values() for pair in tc.binds})
+    if not outside:
+        pytest.skip("every toolchain on this host is in the system folders")
+    t = run_one(sandbox, "print(open('/proc/self/mountinfo').read())")
+    points = [line.split()[4] for line in t.stdout.splitlines() if len(line.split()) > 4]
+    for host, jail in outside:
+        assert jail in points, (jail, points)
+        assert not [p for p in points if p == host or p.startswith(host + "/")], (host, points)

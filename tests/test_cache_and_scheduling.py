@@ -12,6 +12,8 @@ from sandbox import Limits, RunRequest, TestCase, Verdict
 from sandbox.cache import CompileCache
 from sandbox.scheduler import FairScheduler
 
+from conftest import cache_entry
+
 C_SUM = '#include <stdio.h>\nint main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);}\n'
 
 
@@ -37,19 +39,11 @@ def test_stop_on_first_failure_short_circuits(sandbox):
     assert ran < 10, f"{ran} executions for a program that failed its first test"
 
 
-def _entry(tmp, name, size):
-    d = os.path.join(tmp, "tmp-" + name)
-    os.makedirs(d)
-    with open(os.path.join(d, "blob"), "wb") as f:
-        f.write(b"x" * size)
-    return d
-
-
 def test_cache_is_bounded_and_keeps_pinned_entries(tmp_path):
     cache = CompileCache(str(tmp_path / "cache"), max_bytes=250_000)
     with cache.pinned("k0"):
         for i in range(6):
-            cache.put(f"k{i}", _entry(str(tmp_path), f"k{i}", 100_000), {"ok": True})
+            cache.put(f"k{i}", cache_entry(str(tmp_path), f"k{i}", 100_000), {"ok": True})
             time.sleep(0.01)  # distinct recency
         assert cache.get("k0") is not None, "a pinned entry was evicted"
     assert cache.size <= 250_000 + 1000
@@ -60,7 +54,7 @@ def test_cache_is_bounded_and_keeps_pinned_entries(tmp_path):
 
 def test_cache_put_race_keeps_one_copy(tmp_path):
     cache = CompileCache(str(tmp_path / "cache"), max_bytes=10 << 20)
-    folders = [_entry(str(tmp_path), f"race{i}", 10) for i in range(4)]
+    folders = [cache_entry(str(tmp_path), f"race{i}", 10) for i in range(4)]
     threads = [threading.Thread(target=cache.put, args=("same", f, {"ok": True, "n": i}))
                for i, f in enumerate(folders)]
     for t in threads:

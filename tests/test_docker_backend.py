@@ -18,65 +18,22 @@ import pytest
 from sandbox import Limits, RunRequest, Sandbox, SandboxConfig, TestCase, Verdict
 from sandbox.backends.base import ExecLimits, ExecSpec
 
+from conftest import DOCKER_IMAGE as IMAGE, docker_runtimes, make_docker_backend, pool_container_ids
+
 pytestmark = pytest.mark.docker
 
-IMAGE = os.environ.get("CODETEST_DOCKER_IMAGE", "codetest-runtime:latest")
-# The docker backend keeps nothing on the host: its tests never create this folder.
-NO_STATE = os.path.join(tempfile.gettempdir(), "codetest-docker-backend-unused")
 LIM = ExecLimits(cpu_s=2, wall_s=5, memory_bytes=256 << 20, output_bytes=1 << 16, processes=32,
                  file_size_bytes=1 << 20)
 
 
-def _engine():
-    docker = pytest.importorskip("docker")
-    try:
-        client = docker.from_env(timeout=10)
-        client.ping()
-    except Exception as e:
-        pytest.skip(f"no Docker engine reachable: {e}")
-    try:
-        client.images.get(IMAGE)
-    except Exception:
-        pytest.skip(f"runtime image {IMAGE} missing: build it with docker/build-images.sh")
-    return client
-
-
-def _runtimes(client) -> list[str]:
-    return ["runc"] + (["runsc"] if "runsc" in (client.info().get("Runtimes") or {}) else [])
-
-
-@pytest.fixture(scope="module")
-def client():
-    c = _engine()
-    yield c
-    c.close()
-
-
-def make_backend(runtime: str, **settings):
-    from sandbox.backends.docker import DockerBackend
-    from sandbox.backends.docker.settings import DockerSettings
-
-    cfg = SandboxConfig(backend="docker", slots=2, docker_runtime=runtime,
-                        state_dir=NO_STATE)
-    s = DockerSettings.from_config(cfg)
-    for k, v in settings.items():
-        setattr(s, k, v)
-    return DockerBackend(cfg, settings=s)
-
-
-def pool_containers(client, backend) -> list[str]:
-    """Ids of the backend's containers, as the engine lists them (running or not)."""
-    return [c["Id"] for c in client.api.containers(all=True, filters={"label": f"codetest.pool={backend.pool_id}"})]
-
-
 @pytest.fixture(scope="module", params=["runc", "runsc"])
-def backend(request, client):
-    if request.param not in _runtimes(client):
+def backend(request, docker_client):
+    if request.param not in docker_runtimes(docker_client):
         pytest.skip(f"{request.param} is not registered with the engine")
-    b = make_backend(request.param)
+    b = make_docker_backend(request.param)
     yield b
     b.close()
-    assert pool_containers(client, b) == [], "containers left behind after close"
+    assert pool_container_ids(docker_client, b) == [], "containers left behind after close"
 
 
 def py(code: str, stdin: bytes = b"", limits: ExecLimits = LIM, **kw) -> ExecSpec:
@@ -95,8 +52,8 @@ def test_health_reports_runtime_and_every_layer(backend):
     assert sc["net"] in ([], ["lo"])
 
 
-def test_container_is_hardened_as_the_engine_sees_it(backend, client):
-    c = client.containers.get(pool_containers(client, backend)[0])
+def test_container_is_hardened_as_the_engine_sees_it(backend, docker_client):
+    c = docker_client.containers.get(pool_container_ids(docker_client, backend)[0])
     hc = c.attrs["HostConfig"]
     assert hc["NetworkMode"] == "none"
     assert hc["ReadonlyRootfs"] is True
@@ -190,22 +147,22 @@ def test_per_execution_overhead_is_far_below_docker_run(backend):
     assert med < (0.15 if backend.runtime == "runc" else 0.3), times
 
 
-def test_recycled_after_configured_number_of_jobs(client):
-    b = make_backend("runc", jobs_per_container=3)
+def test_recycled_after_configured_number_of_jobs(docker_client):
+    b = make_docker_backend("runc", jobs_per_container=3)
     try:
         ids = set()
         for _ in range(9):
             r = b.execute(ExecSpec(argv=["/bin/true"], limits=LIM))
             assert r.error is None
-            ids |= set(pool_containers(client, b))
+            ids |= set(pool_container_ids(docker_client, b))
         assert b.pool.stats["recycled"] >= 2
         assert len(ids) >= 3  # replacements were started
     finally:
         b.close()
-    assert pool_containers(client, b) == []
+    assert pool_container_ids(docker_client, b) == []
 
 
-def test_sandbox_engine_on_docker_backend(client):
+def test_sandbox_engine_on_docker_backend(docker_client):
     state = tempfile.mkdtemp(prefix="codetest-dk-")
     sb = Sandbox(SandboxConfig(backend="docker", slots=2, docker_runtime="runc", state_dir=state))
     try:
@@ -226,7 +183,7 @@ def test_sandbox_engine_on_docker_backend(client):
     shutil.rmtree(state, ignore_errors=True)
 
 
-def test_containers_of_a_dead_owner_are_swept_at_start(client):
+def test_containers_of_a_dead_owner_are_swept_at_start(docker_client):
     import subprocess
 
     from sandbox.backends.docker.container import owner_label
@@ -236,16 +193,16 @@ def test_containers_of_a_dead_owner_are_swept_at_start(client):
     where = owner_label().rsplit(":", 1)[0]
     labels = {"codetest.backend": "docker", "codetest.pool": "stale", "codetest.owner": f"{where}:{gone.pid}"}
     other = {**labels, "codetest.owner": f"elsewhere:1:{gone.pid}"}  # another host's: not ours to judge
-    stale = client.api.create_container(IMAGE, command=["true"], labels=labels, network_disabled=True)["Id"]
-    foreign = client.api.create_container(IMAGE, command=["true"], labels=other, network_disabled=True)["Id"]
+    stale = docker_client.api.create_container(IMAGE, command=["true"], labels=labels, network_disabled=True)["Id"]
+    foreign = docker_client.api.create_container(IMAGE, command=["true"], labels=other, network_disabled=True)["Id"]
     try:
-        b = make_backend("runc")
+        b = make_docker_backend("runc")
         b.close()
-        ids = {c["Id"] for c in client.api.containers(all=True, filters={"label": "codetest.pool=stale"})}
+        ids = {c["Id"] for c in docker_client.api.containers(all=True, filters={"label": "codetest.pool=stale"})}
         assert stale not in ids and foreign in ids
     finally:
         for cid in (stale, foreign):
             try:
-                client.api.remove_container(cid, force=True)
+                docker_client.api.remove_container(cid, force=True)
             except Exception:
                 pass

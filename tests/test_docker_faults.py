@@ -10,7 +10,9 @@ heals, and no container, volume or temp dir is left behind.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -20,56 +22,26 @@ import pytest
 from sandbox import Limits, RunRequest, Sandbox, SandboxConfig, TestCase, Verdict
 from sandbox.backends.base import ExecLimits, ExecSpec
 
+from conftest import make_docker_backend, pool_container_ids
+
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-IMAGE = os.environ.get("CODETEST_DOCKER_IMAGE", "codetest-runtime:latest")
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 HOST_SCRIPT = os.path.join(ROOT, "scripts", "docker-host.sh")
 PIDFILE = os.environ.get("CODETEST_DOCKERD_PIDFILE", "/var/run/codetest-dockerd.pid")
-# The docker backend keeps nothing on the host: its tests never create this folder.
-NO_STATE = os.path.join(tempfile.gettempdir(), "codetest-docker-backend-unused")
 LIM = ExecLimits(cpu_s=5, wall_s=10, memory_bytes=256 << 20, output_bytes=1 << 16, processes=32,
                  file_size_bytes=1 << 20)
 
 
-@pytest.fixture(scope="module")
-def client():
-    docker = pytest.importorskip("docker")
-    try:
-        c = docker.from_env(timeout=10)
-        c.ping()
-        c.images.get(IMAGE)
-    except Exception as e:
-        pytest.skip(f"no Docker engine or no {IMAGE}: {e}")
-    yield c
-    c.close()
-
-
-def make_backend(runtime: str = "runc", **settings):
-    from sandbox.backends.docker import DockerBackend
-    from sandbox.backends.docker.settings import DockerSettings
-
-    cfg = SandboxConfig(backend="docker", slots=2, docker_runtime=runtime,
-                        state_dir=NO_STATE)
-    s = DockerSettings.from_config(cfg)
-    for k, v in settings.items():
-        setattr(s, k, v)
-    return DockerBackend(cfg, settings=s)
-
-
-def pool_ids(client, b) -> list[str]:
-    return [c["Id"] for c in client.api.containers(all=True, filters={"label": f"codetest.pool={b.pool_id}"})]
-
-
-def volumes(client) -> set[str]:
-    return {v["Name"] for v in (client.api.volumes().get("Volumes") or [])}
+def volumes(docker_client) -> set[str]:
+    return {v["Name"] for v in (docker_client.api.volumes().get("Volumes") or [])}
 
 
 def sleeper(seconds: float) -> ExecSpec:
     return ExecSpec(argv=["/usr/bin/python3", "-c", f"import time; time.sleep({seconds}); print('done')"], limits=LIM)
 
 
-def kill_busy_container(client, b, times: int, timeout: float = 20.0) -> list[str]:
+def kill_busy_container(docker_client, b, times: int, timeout: float = 20.0) -> list[str]:
     """Kill the container serving a request as soon as one is busy, ``times`` times."""
     killed: list[str] = []
     deadline = time.monotonic() + timeout
@@ -78,20 +50,20 @@ def kill_busy_container(client, b, times: int, timeout: float = 20.0) -> list[st
             busy = [c for c in b.pool._busy if c.id not in killed]
         if busy:
             time.sleep(0.3)  # let the program start
-            client.api.kill(busy[0].id)
+            docker_client.api.kill(busy[0].id)
             killed.append(busy[0].id)
         time.sleep(0.05)
     return killed
 
 
-def test_container_killed_mid_test_is_retried_on_a_fresh_one(client):
-    vols = volumes(client)
-    b = make_backend()
+def test_container_killed_mid_test_is_retried_on_a_fresh_one(docker_client):
+    vols = volumes(docker_client)
+    b = make_docker_backend()
     try:
         out = {}
         t = threading.Thread(target=lambda: out.setdefault("r", b.execute(sleeper(1.5))))
         t.start()
-        killed = kill_busy_container(client, b, 1)
+        killed = kill_busy_container(docker_client, b, 1)
         t.join(60)
         assert not t.is_alive(), "request hung after its container was killed"
         assert len(killed) == 1
@@ -101,21 +73,21 @@ def test_container_killed_mid_test_is_retried_on_a_fresh_one(client):
         # The pool heals: back to full size, and the dead container is gone.
         assert b.pool.wait_ready(2, 60) == 2
         deadline = time.monotonic() + 20
-        while killed[0] in pool_ids(client, b) and time.monotonic() < deadline:
+        while killed[0] in pool_container_ids(docker_client, b) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert killed[0] not in pool_ids(client, b)
+        assert killed[0] not in pool_container_ids(docker_client, b)
     finally:
         b.close()
-    assert pool_ids(client, b) == [] and volumes(client) == vols
+    assert pool_container_ids(docker_client, b) == [] and volumes(docker_client) == vols
 
 
-def test_container_killed_twice_gives_se_then_recovers(client):
-    b = make_backend()
+def test_container_killed_twice_gives_se_then_recovers(docker_client):
+    b = make_docker_backend()
     try:
         out = {}
         t = threading.Thread(target=lambda: out.setdefault("r", b.execute(sleeper(2))))
         t.start()
-        killed = kill_busy_container(client, b, 2)
+        killed = kill_busy_container(docker_client, b, 2)
         t.join(60)
         assert not t.is_alive() and len(killed) == 2
         r = out["r"]
@@ -124,11 +96,11 @@ def test_container_killed_twice_gives_se_then_recovers(client):
         assert ok.error is None and ok.stdout == b"fine\n"
     finally:
         b.close()
-    assert pool_ids(client, b) == []
+    assert pool_container_ids(docker_client, b) == []
 
 
-def test_full_pool_queues_then_answers_everyone(client):
-    b = make_backend(acquire_timeout_s=60)
+def test_full_pool_queues_then_answers_everyone(docker_client):
+    b = make_docker_backend(acquire_timeout_s=60)
     try:
         results: list = [None] * 8
         threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, b.execute(sleeper(0.3))))
@@ -145,8 +117,8 @@ def test_full_pool_queues_then_answers_everyone(client):
         b.close()
 
 
-def test_pool_busy_past_acquire_timeout_is_se_not_a_hang(client):
-    b = make_backend(acquire_timeout_s=1.5)
+def test_pool_busy_past_acquire_timeout_is_se_not_a_hang(docker_client):
+    b = make_docker_backend(acquire_timeout_s=1.5)
     try:
         hogs = [threading.Thread(target=b.execute, args=(sleeper(4),)) for _ in range(2)]
         for t in hogs:
@@ -160,7 +132,7 @@ def test_pool_busy_past_acquire_timeout_is_se_not_a_hang(client):
             t.join(30)
     finally:
         b.close()
-    assert pool_ids(client, b) == []
+    assert pool_container_ids(docker_client, b) == []
 
 
 def _dockerd_is_ours() -> bool:
@@ -169,8 +141,8 @@ def _dockerd_is_ours() -> bool:
 
 @pytest.mark.skipif(not _dockerd_is_ours(), reason="dockerd was not started by scripts/docker-host.sh "
                                                       "(restarting someone else's engine is not a test's business)")
-def test_dockerd_restart_under_load(client):
-    vols = volumes(client)
+def test_dockerd_restart_under_load(docker_client):
+    vols = volumes(docker_client)
     state = tempfile.mkdtemp(prefix="codetest-dkr-")
     cfg = SandboxConfig(backend="docker", slots=2, docker_runtime="runc", state_dir=state)
     sb = Sandbox(cfg)
@@ -225,3 +197,58 @@ def test_dockerd_restart_under_load(client):
     import shutil
 
     shutil.rmtree(state, ignore_errors=True)
+
+
+# An instance of the docker backend in a PID namespace of its own (as a replica in a container
+# is): it prints its pool id once its containers are up, and closes when its stdin closes.
+OTHER_INSTANCE = """
+import sys
+from conftest import make_docker_backend
+b = make_docker_backend("runc", owners_dir=sys.argv[1], uid_base=int(sys.argv[2]))
+print(b.pool_id, flush=True)
+sys.stdin.read()
+b.close()
+"""
+
+
+def _other_instance(owners: str, uid_base: int) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "tests"), ROOT]))
+    p = subprocess.Popen(["unshare", "--pid", "--fork", sys.executable, "-c", OTHER_INSTANCE, owners, str(uid_base)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT, start_new_session=True)
+    line = p.stdout.readline().decode().strip()
+    assert line, f"the other instance did not start (exit {p.poll()})"
+    return p, line
+
+
+def _containers_of(docker_client, pool_id: str) -> list[str]:
+    return [c["Id"] for c in docker_client.api.containers(all=True, filters={"label": f"codetest.pool={pool_id}"})]
+
+
+def test_a_starting_backend_removes_a_killed_instances_containers_never_a_live_ones(docker_client, tmp_path):
+    """A SIGKILLed instance in another PID namespace (no PID of it means anything here) leaves its
+    containers; the next backend to start with the same owners folder removes them, because the
+    dead pool's lock is free, and leaves those of the live instance beside it alone."""
+    from conftest import UID_BASE
+
+    owners = str(tmp_path / "owners")
+    dead, dead_pool = _other_instance(owners, UID_BASE + 600)
+    live, live_pool = _other_instance(owners, UID_BASE + 700)
+    try:
+        assert len(_containers_of(docker_client, dead_pool)) == 2 and len(_containers_of(docker_client, live_pool)) == 2
+        os.killpg(dead.pid, signal.SIGKILL)
+        dead.wait(30)
+        assert len(_containers_of(docker_client, dead_pool)) == 2  # nobody removed them
+        b = make_docker_backend("runc", owners_dir=owners)
+        try:
+            assert _containers_of(docker_client, dead_pool) == []
+            assert len(_containers_of(docker_client, live_pool)) == 2
+            assert sorted(os.listdir(owners)) == sorted([f"pool-{live_pool}", f"pool-{b.pool_id}"])
+        finally:
+            b.close()
+        assert not os.path.exists(os.path.join(owners, f"pool-{b.pool_id}"))  # a clean close gives it up
+    finally:
+        live.stdin.close()
+        live.wait(120)
+        for cid in _containers_of(docker_client, dead_pool) + _containers_of(docker_client, live_pool):
+            docker_client.api.remove_container(cid, force=True, v=True)  # only when an assertion failed
+    assert live.returncode == 0

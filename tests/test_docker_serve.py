@@ -18,23 +18,9 @@ import pytest
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-IMAGE = os.environ.get("CODETEST_DOCKER_IMAGE", "codetest-runtime:latest")
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 RUN = {"language": "python", "code": "print(sum(map(int, input().split())))",
        "tests": [{"stdin": "1 2\n", "expected_stdout": "3\n"}, {"stdin": "2 2\n", "expected_stdout": "5\n"}]}
-
-
-@pytest.fixture(scope="module")
-def client():
-    docker = pytest.importorskip("docker")
-    try:
-        c = docker.from_env(timeout=10)
-        c.ping()
-        c.images.get(IMAGE)
-    except Exception as e:
-        pytest.skip(f"no Docker engine or no {IMAGE}: {e}")
-    yield c
-    c.close()
 
 
 def free_port() -> int:
@@ -68,7 +54,7 @@ def wait_healthy(url: str, proc=None, timeout: float = 120) -> dict:
     raise AssertionError(f"service not healthy in {timeout}s: {last}")
 
 
-def test_codetest_serve_backend_docker(client):
+def test_codetest_serve_backend_docker(docker_client):
     exe = os.path.join(os.path.dirname(sys.executable), "codetest")
     if not os.path.exists(exe):
         pytest.skip("codetest console script not installed in this environment")
@@ -81,7 +67,7 @@ def test_codetest_serve_backend_docker(client):
     url = f"http://127.0.0.1:{port}"
     try:
         h = wait_healthy(url, proc)
-        want = "runsc" if "runsc" in (client.info().get("Runtimes") or {}) else "runc"
+        want = "runsc" if "runsc" in (docker_client.info().get("Runtimes") or {}) else "runc"
         assert h["ok"] and h["backend"] == "docker", h
         assert h["docker"]["runtime"] == want and h["layers"]["gvisor"]["active"] == (want == "runsc")
         res = post(url + "/v1/run", RUN)
@@ -95,7 +81,7 @@ def test_codetest_serve_backend_docker(client):
             proc.kill()
             proc.wait(10)
         shutil.rmtree(state, ignore_errors=True)
-    left = [c for c in client.api.containers(all=True, filters={"label": "codetest.backend=docker"})
+    left = [c for c in docker_client.api.containers(all=True, filters={"label": "codetest.backend=docker"})
             if c["Labels"].get("codetest.owner", "").endswith(f":{owner_pid}")]
     assert left == [], "the service left sandbox containers behind"
 
@@ -110,17 +96,13 @@ def _compose() -> list[str] | None:
         return None
 
 
-def test_compose_api_service(client):
+def test_compose_api_service(docker_client, api_image):
     compose = _compose()
-    if compose is None:
-        pytest.skip("neither docker-compose nor the compose plugin is installed")
-    try:
-        client.images.get("codetest-api:latest")
-    except Exception:
-        pytest.skip("codetest-api:latest missing: docker/build-images.sh --api")
+    if compose is None:  # scripts/setup.sh --docker installs Debian's docker-compose
+        pytest.fail("neither docker-compose nor the compose plugin is installed")
     port = free_port()
     project = f"codetest-test-{os.getpid()}"
-    env = {**os.environ, "CODETEST_PORT": str(port), "CODETEST_SLOTS": "1"}
+    env = {**os.environ, "CODETEST_PORT": str(port), "CODETEST_SLOTS": "1", "CODETEST_API_IMAGE": api_image}
     base = [*compose, "-f", os.path.join(ROOT, "docker", "compose.yaml"), "-p", project]
     up = subprocess.run([*base, "up", "-d", "--no-build", "api"], env=env, capture_output=True, text=True,
                         timeout=180)
@@ -130,18 +112,18 @@ def test_compose_api_service(client):
         assert h["ok"] and h["backend"] == "docker", h
         res = post(f"http://127.0.0.1:{port}/v1/run", RUN)
         assert [t["verdict"] for t in res["tests"]] == ["AC", "WA"], res
-        api = client.api.containers(filters={"label": f"com.docker.compose.project={project}"})
+        api = docker_client.api.containers(filters={"label": f"com.docker.compose.project={project}"})
         assert api and api[0]["HostConfig"]["NetworkMode"] == "host"
     finally:
         down = subprocess.run([*base, "down", "-v", "-t", "30"], env=env, capture_output=True, text=True, timeout=180)
     assert down.returncode == 0, down.stderr
-    assert client.api.containers(all=True, filters={"label": f"com.docker.compose.project={project}"}) == []
+    assert docker_client.api.containers(all=True, filters={"label": f"com.docker.compose.project={project}"}) == []
     # The API removed its sandbox containers on the way down (they are the ones whose owner
     # lives in another PID namespace than this test's).
     from sandbox.backends.docker.container import owner_label
 
     here = owner_label().split(":")[1]
-    foreign = [c for c in client.api.containers(all=True, filters={"label": "codetest.backend=docker"})
+    foreign = [c for c in docker_client.api.containers(all=True, filters={"label": "codetest.backend=docker"})
                if c["Labels"].get("codetest.owner", "::").split(":")[1] != here]
     assert foreign == [], "the API left sandbox containers behind"
-    assert not [v for v in (client.api.volumes().get("Volumes") or []) if v["Name"].startswith(project)]
+    assert not [v for v in (docker_client.api.volumes().get("Volumes") or []) if v["Name"].startswith(project)]

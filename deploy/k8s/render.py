@@ -42,12 +42,19 @@ VALUES: dict[str, Any] = {
 }
 
 # The capabilities the native backend needs as root inside the (gVisor) pod, and why. Nothing else.
+# CHOWN and DAC_OVERRIDE were found by running the API image under exactly this context
+# (tests/test_k8s_pod_docker.py): without either, every run fails.
 CAPABILITIES = {
     "SYS_ADMIN": "unshare mount/pid/net/ipc/uts namespaces per jail, mount its tmpfs and read-only binds, "
-                 "pivot_root, sethostname, and create the per-execution cgroups",
+                 "pivot_root, sethostname; and, at start (codetest-pod-init), remount the container's own "
+                 "cgroup read-write to create the per-execution cgroups below it",
     "SETUID": "drop each slot's processes to its own unprivileged uid (setresuid)",
     "SETGID": "drop the groups of each slot's processes (setgroups([]), setresgid)",
     "KILL": "kill every process of a finished execution, which runs under another uid than the server",
+    "CHOWN": "give each slot's scratch folders to the slot's uid, and a compiled program back to root "
+             "before it enters the shared, read-only compile cache",
+    "DAC_OVERRIDE": "read and clean the folders a slot's uid owns (its private /work and the compile "
+                    "step's output): the server is root but not their owner",
 }
 
 
@@ -75,7 +82,10 @@ def render(v: dict[str, Any]) -> list[dict[str, Any]]:
         "name": "api",
         "image": v["image"],
         "imagePullPolicy": "IfNotPresent",
-        "command": ["codetest", "serve", "--host", "0.0.0.0", "--port", str(port), "--backend", "native"],
+        # codetest-pod-init: the runtime mounts the cgroup filesystem read-only; it remounts the
+        # container's own cgroup (nothing above it) read-write, then execs the service.
+        "command": ["codetest-pod-init", "codetest", "serve", "--host", "0.0.0.0", "--port", str(port),
+                    "--backend", "native"],
         "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}],
         "env": env,
         "resources": {

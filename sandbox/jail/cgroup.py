@@ -86,11 +86,6 @@ class Cgroup:
             os.close(fd)
         self.procs_fds = []
 
-    def enter(self) -> None:
-        """Move the calling process into the group (every controller)."""
-        for fd in self.procs_fds:
-            os.write(fd, b"0")
-        self.close_procs()
 
     def stats(self):
         """(peak memory bytes, OOM kills, CPU seconds or None): this execution's alone."""
@@ -107,18 +102,22 @@ class Cgroup:
             cpu = int(ns) / 1e9 if ns else None
         return peak, oom, cpu
 
-    def kill_all(self) -> None:
-        if self.v2:
-            try:
-                self._w("unified", "cgroup.kill", 1)
-            except OSError:
-                pass
-        for d in self.dirs.values():
-            drain(d)
+    def remove_fresh(self) -> bool:
+        """Remove this execution's own folders (the slot's reused ones stay); True if all went."""
+        ok = True
+        for c, d in self.dirs.items():
+            if c in FRESH_CONTROLLERS:
+                remove(d)
+                ok = ok and not os.path.isdir(d)
+        return ok
 
-    def remove(self) -> None:
-        for d in self.dirs.values():
-            remove(d)
+
+def enter(procs_fds: list) -> None:
+    """Move the calling process into the group: ``procs_fds`` are its folders' cgroup.procs,
+    opened by the supervisor (``Cgroup.open_procs``) and handed to the program's process."""
+    for fd in procs_fds:
+        os.write(fd, b"0")
+        os.close(fd)
 
 
 def drain(d: str) -> None:

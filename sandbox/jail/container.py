@@ -39,6 +39,8 @@ CACHE = ROOT + "/cache"         # program directories by key (0711: no listing)
 EMPTY = CACHE + "/-"            # what /prog shows when an execution has no program dir
 PROG_LINK = ROOT + "/prog"      # /prog in the image is a symlink to this
 IPC_MARKS = ROOT + "/ipc-marks"
+HIDDEN_DEVICES = "/dev/.codetest-hidden"  # root-only: endless devices wait here while a compiler runs (a rename: same file system)
+ENDLESS_DEVICES = ("zero", "full", "random", "urandom", "tty")
 WORK = "/work"
 SCRATCH = ("/tmp", "/dev/shm", "/dev/mqueue")
 TMPFS_ACCOUNTED = ("/work", "/tmp", "/dev/shm")
@@ -355,6 +357,8 @@ class ContainerBox:
         os.chmod(CACHE, 0o711)
         os.makedirs(EMPTY, mode=0o755, exist_ok=True)
         self._point_prog(EMPTY)
+        if os.path.isdir(HIDDEN_DEVICES):
+            self._restore_devices()
         anomaly = self._cleanup(collect=False)[1]
         if anomaly:
             raise RuntimeError(anomaly)
@@ -398,9 +402,17 @@ class ContainerBox:
     def before(self, job: Job, lim: Limits):
         if not self._prepare_prog(job):
             return {"missing_prog": True}
+        if job.box.get("collect_work"):  # the compile step
+            self._hide_devices()
         self.oom_before = oom_kills()
         self.meter.start()
         return None
+
+    def cgroup_fds(self) -> list:
+        return []  # the container's cgroup: nothing to join
+
+    def begin_program(self, cgroup_fds: list, channel) -> None:
+        pass
 
     def forked(self) -> None:
         pass
@@ -415,7 +427,26 @@ class ContainerBox:
     def kill_rest(self) -> None:
         self._kill_uid()
 
-    def after(self, job: Job, lim: Limits, facts: Facts):
+    def _hide_devices(self) -> None:
+        """The compile step's /dev keeps ``null`` and the fd links only: a compiler reads what a
+        source names (``#include "/dev/zero"``), and no endless device is there to read. The
+        container's /dev is ours (root's tmpfs); the nodes wait in a root-only folder."""
+        os.makedirs(HIDDEN_DEVICES, mode=0o700, exist_ok=True)
+        for name in ENDLESS_DEVICES:
+            try:
+                os.rename(f"/dev/{name}", f"{HIDDEN_DEVICES}/{name}")
+            except FileNotFoundError:
+                pass
+
+    def _restore_devices(self) -> None:
+        for name in ENDLESS_DEVICES:
+            try:
+                os.rename(f"{HIDDEN_DEVICES}/{name}", f"/dev/{name}")
+            except FileNotFoundError:
+                pass
+
+    def after(self, job: Job, lim: Limits, facts: Facts, channel):
+        self._restore_devices()
         if oom_kills() > self.oom_before:
             facts.oom_kill = True
         files, anomaly = self._cleanup(collect=bool(job.box.get("collect_work")), fetch=job.fetch)
@@ -470,7 +501,7 @@ class ContainerBox:
         if work:
             write_tree(WORK, work, public=False)
 
-    # -- after the supervisor, in the server
+    # -- after the reply, in the supervisor
 
     def sweep(self) -> None:
         self._kill_uid()
@@ -494,9 +525,15 @@ class ContainerBox:
     def _kill_uid(self, rounds: int = 1000) -> bool:
         """SIGKILL every live process of the program uid (CAP_KILL), until none is left.
 
-        No PID namespace inside a container: the uid is the group. A fork bomb refills the
-        list while it is being killed, so go round until a listing comes back empty.
+        First one kill(-1): with CAP_KILL it takes every process of the container but PID 1
+        (the zygote) and the caller, at once, so a fork racing with it fails and a fork bomb
+        cannot refill what is killed one by one. Then go round until a listing of the uid (no
+        PID namespace inside a container: the uid is the group) comes back empty.
         """
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         for _ in range(rounds):
             live = [p for p in uid_processes(self.uid) if not _is_zombie(p)]
             if not live:

@@ -42,8 +42,9 @@ def _open_beneath(name: str, dir_fd: int, dev: int, flags: int, kind) -> int:
     return fd
 
 
-def read_beneath(base: str, paths, limit: int = FETCH_BYTES) -> dict:
-    """``{path as asked: bytes}`` for the ``paths`` (relative to ``base``) that are regular files
+def read_beneath(base, paths, limit: int = FETCH_BYTES) -> dict:
+    """``{path as asked: bytes}`` for the ``paths`` (relative to ``base``, a folder's path or an
+    open descriptor of it) that are regular files
     reachable without a link; at most ``limit`` bytes in all (a file that does not fit is left out)."""
     out: dict = {}
     total = 0
@@ -53,7 +54,8 @@ def read_beneath(base: str, paths, limit: int = FETCH_BYTES) -> dict:
             continue
         fds = []
         try:
-            fds.append(os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+            fds.append(os.dup(base) if isinstance(base, int) else
+                       os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
             dev = os.fstat(fds[0]).st_dev
             for part in parts[:-1]:
                 fds.append(_open_beneath(part, fds[-1], dev, os.O_RDONLY | os.O_DIRECTORY, stat.S_ISDIR))

@@ -81,6 +81,36 @@ def sethostname(name: bytes) -> None:
     libc.sethostname(name, len(name))
 
 
+def recv_fds(sock, bufsize: int, maxfds: int, block: bool = True):
+    """(data, descriptors) of one message; ``block=False``: BlockingIOError when none is there.
+    (``socket.recv_fds`` of Python 3.11 ignores its flags, so it always blocks.)"""
+    import array
+    import socket
+
+    ints = array.array("i")
+    msg, anc, _, _ = sock.recvmsg(bufsize, socket.CMSG_LEN(maxfds * ints.itemsize),
+                                  0 if block else socket.MSG_DONTWAIT)
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            ints.frombytes(data[:len(data) - len(data) % ints.itemsize])
+    return msg, list(ints)
+
+
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+
+
+def loopback_up() -> None:
+    """Bring ``lo`` of this (fresh) network namespace up: 127.0.0.1 and ::1 of its own."""
+    import fcntl
+    import socket
+    import struct
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack("16sH14x", b"lo", 0)
+        flags = struct.unpack_from("16sH", fcntl.ioctl(s.fileno(), SIOCGIFFLAGS, req))[1]
+        fcntl.ioctl(s.fileno(), SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
+
+
 class _CapHeader(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 

@@ -7,8 +7,10 @@ device nodes, a generated /etc, a /proc of the slot's PID namespace with the hos
 revealing files masked) and goes on as PID 1 of that namespace.
 
 Per execution the box supplies the steps that are the host's: a fresh cgroup (made by the
-supervisor, joined by the program), a fresh mount namespace with tmpfs /work and /tmp and the
-program read-only at /prog, pivot_root into the skeleton, the slot's uid.
+supervisor, joined by the program through descriptors the supervisor hands it), a fresh mount
+namespace with tmpfs /work and /tmp and the program read-only at /prog, pivot_root into the
+skeleton, the slot's uid. A job that fetches files back has its /work handed to the supervisor
+as a descriptor, which keeps the tmpfs readable after the program and its namespace are gone.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import base64
 import os
 import shutil
 import signal
+import socket
 import stat
 
 from . import cgroup as cgroups
@@ -77,17 +80,22 @@ class NativeBox:
         self.rlimits = bool(cfg.get("rlimits", True))
         self.meter = None
         self.cg = None
-        self.work_kept = False  # this execution's /work is the supervisor's (a job that fetches files)
+        self.seq = 0  # executions so far: names the next cgroup folder
+        self.program_cgroup_fds: list = []  # in the program's process: its cgroup's cgroup.procs
+        self.channel = None  # in the program's process: the socket its job came on
         # The slot's own /proc (its PID namespace, where the supervisor's child pids are valid).
         self.proc = os.path.join(self.root, "proc") if self.root else "/proc"
 
     # -- once per slot, in the server
 
     def setup(self) -> dict:
-        """Enter the slot's namespaces once. Returns in the process that serves requests: the
-        PID 1 of the slot's PID namespace, which kills everything else in it after every
-        execution (so nothing outlives a test), reaps orphans, and owns the slot's /proc."""
-        kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)
+        """Enter the slot's namespaces once. Returns in the PID 1 of the slot's PID namespace,
+        which becomes the zygote (reaps every orphan, owns the slot's /proc); the supervisor, its
+        child, kills everything else in the namespace after every execution."""
+        try:  # gVisor lacks it: the slot's PID 1 (the zygote) reaps orphans there anyway
+            kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)
+        except OSError:
+            pass
         if self.mode == "userns":
             uid, gid = os.getuid(), os.getgid()
             kernel.unshare(CLONE_NEWUSER)
@@ -99,6 +107,7 @@ class NativeBox:
                 f.write(f"0 {gid} 1")
         kernel.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID)
         kernel.sethostname(b"codetest")
+        kernel.loopback_up()  # the slot's own 127.0.0.1: a program may serve and call itself
         mount(None, "/", None, MS_REC | MS_PRIVATE)
         self._build_skeleton()
         init = os.fork()
@@ -183,23 +192,27 @@ class NativeBox:
     # -- per execution, in the supervisor
 
     def prepare(self) -> None:
-        """In a fresh supervisor, before any header: the next execution's fresh cgroup."""
+        """In the supervisor, before the next header arrives: the next execution's fresh cgroup."""
         if self.cgroup_parents:
-            self.cg = cgroups.Cgroup(self.cgroup_parents, f"x{os.getpid()}")
+            self.seq += 1
+            self.cg = cgroups.Cgroup(self.cgroup_parents, f"x{self.seq}")
 
     def before(self, job: Job, lim: Limits):
-        """The execution's limits, and fresh counters. A job that fetches files back needs a
-        /work that outlives the program: the supervisor then mounts it, in a mount namespace of
-        its own (the program's namespace, a copy of it, shares the tmpfs); ``after`` reads it."""
+        """The execution's limits, and fresh counters."""
         if self.cg is not None:
             self.cg.limit(lim.memory_bytes, lim.processes)
             self.cg.reset()
             self.cg.open_procs()
-        self.work_kept = job.fetch is not None and not job.work_dir
-        if self.work_kept:
-            kernel.unshare(CLONE_NEWNS)
-            self._mount_work(lim)
         return None
+
+    def cgroup_fds(self) -> list:
+        """What the program's process needs to join its cgroup (handed over with its job)."""
+        return list(self.cg.procs_fds) if self.cg is not None else []
+
+    def begin_program(self, cgroup_fds: list, channel) -> None:
+        """In the program's process, once its job has arrived."""
+        self.program_cgroup_fds = cgroup_fds
+        self.channel = channel
 
     def _mount_work(self, lim: Limits) -> None:
         owner = f"uid={self.uid},gid={self.gid}" if self.mode == "root" else "uid=0,gid=0"
@@ -212,32 +225,30 @@ class NativeBox:
             self.cg.close_procs()
 
     def kill_program(self, pid: int) -> None:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if self.cg is not None:
-            self.cg.kill_all()
+        self.kill_rest()
 
     def kill_rest(self) -> None:
-        """Everything of the execution but the supervisor: kill(-1) from a root process of the
-        slot's PID namespace reaches exactly those (never its init, the server), and the cgroup."""
+        """Everything of the execution: kill(-1) from the supervisor, a root process of the
+        slot's PID namespace, reaches every process in it but the zygote (its PID 1) and the
+        caller, which is exactly the execution's, at once (a fork racing with it fails)."""
         try:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        if self.cg is not None:
-            self.cg.kill_all()
 
-    def after(self, job: Job, lim: Limits, facts: Facts):
+    def after(self, job: Job, lim: Limits, facts: Facts, channel):
         """Kill what is left, read the cgroup's counters. Removing the cgroup and System V IPC
-        objects is the server's sweep, after the reply is out (before the next execution)."""
+        objects is the sweep, after the reply is out (before the next execution)."""
         self.kill_rest()
-        kernel.reap_children()
-        if self.work_kept:
-            # Nothing of the program runs any more; its /work (the tmpfs mounted in before(), in
-            # this supervisor's own mount namespace) is still here: read what it asked for.
-            facts.files = read_beneath(os.path.join(self.root, "work"), job.fetch)
+        if job.fetch is not None and not job.work_dir:
+            # Nothing of the program runs any more; its /work tmpfs is held open by the
+            # descriptor its process sent before it became the program: read what it asked for.
+            work = _received_fd(channel)
+            if work is not None:
+                try:
+                    facts.files = read_beneath(work, job.fetch)
+                finally:
+                    os.close(work)
         if self.cg is not None:
             peak, oom, cpu = self.cg.stats()
             if peak:
@@ -252,8 +263,8 @@ class NativeBox:
     def enter_cgroup(self) -> None:
         """Join the execution's cgroup (descriptors opened by the supervisor), then a cgroup
         namespace rooted there: the program's /proc/self/cgroup shows /."""
-        if self.cg is not None:
-            self.cg.enter()
+        cgroups.enter(self.program_cgroup_fds)
+        self.program_cgroup_fds = []
         kernel.unshare(CLONE_NEWCGROUP)
 
     def make_root(self, job: Job, lim: Limits) -> str:
@@ -268,9 +279,15 @@ class NativeBox:
         if job.work_dir:
             mount(job.work_dir, work, None, MS_BIND)
             mount(None, work, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
-        elif not self.work_kept:  # else the supervisor's tmpfs, already here (see before())
+        else:
             self._mount_work(lim)
+            if job.fetch is not None:  # the supervisor reads the files back from this descriptor
+                fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                socket.send_fds(self.channel, [b"W"], [fd])
+                os.close(fd)
         mount("tmp", os.path.join(r, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
+        if job.work_dir:
+            self._compile_dev()
         if job.program_dir:
             prog = os.path.join(r, "prog")
             mount("prog", prog, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755")
@@ -282,8 +299,20 @@ class NativeBox:
         kernel.umount("/.oldroot")
         return "/work"
 
+    def _compile_dev(self) -> None:
+        """The compile step's /dev: ``null`` alone (and the fd links). A compiler reads what a
+        source names (``#include "/dev/zero"``, ``include_bytes!``): no endless device to read."""
+        dev = os.path.join(self.root, "dev")
+        mount("dev", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k")
+        open(os.path.join(dev, "null"), "w").close()
+        mount("/dev/null", os.path.join(dev, "null"), None, MS_BIND)
+        for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                             ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+            os.symlink(target, os.path.join(dev, name))
+        mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+
     def network(self) -> None:
-        """The slot's network namespace is empty (not even loopback up): nothing to do."""
+        """The slot's network namespace has only its own loopback (up since setup): nothing to do."""
 
     def nproc(self, lim: Limits) -> int:
         return 0  # the pids cgroup bounds tasks; the slot's uid is its own
@@ -300,14 +329,26 @@ class NativeBox:
     def write_files(self, job: Job) -> None:
         pass
 
-    # -- after the supervisor, in the server
+    # -- after the reply, in the supervisor
 
     def sweep(self) -> None:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        kernel.reap_children()
-        if self.cgroup_parents:
-            cgroups.sweep_children(self.cgroup_parents)
+        """Kill everything in the slot's PID namespace but the zygote (its PID 1, spared by
+        kill(-1)) and ourselves; the zygote reaps them. Then the cgroup folders and IPC."""
+        self.kill_rest()
+        if self.cg is not None and self.cg.remove_fresh():
+            pass  # the usual case: this execution's folders are gone
+        elif self.cgroup_parents:
+            cgroups.sweep_children(self.cgroup_parents)  # start-up, or a folder that would not go
+        self.cg = None
         kernel.ipc_sweep()
+
+
+def _received_fd(channel):
+    """The descriptor the program's process sent on its channel, if any (never blocks)."""
+    try:
+        msg, fds = kernel.recv_fds(channel, 1, 1, block=False)
+    except OSError:
+        return None
+    for extra in fds[1:]:
+        os.close(extra)
+    return fds[0] if msg == b"W" and fds else None

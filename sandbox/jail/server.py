@@ -1,116 +1,83 @@
 """The jail server: one per native slot or container, one execution at a time.
 
-The server is a warm interpreter that never reads a byte from the host after its start. It
-keeps one fresh **supervisor** forked in advance; the supervisor reads the next ``Header``
-(limits and a size: no job content) and the ``Job`` that follows, runs the program through
-the steps of ``contain`` (see ``steps``), supervises it, reports ``Facts``, and exits. So the
-program's parent is a process that held this job and no other, and every supervisor is forked
-from the same clean server. The fork, the sweep after an execution and the next execution's
-cgroup folder happen while the host is busy with the reply: off the execution's path.
+A jail is two long-lived processes and one short-lived one per execution (see ``spawner``):
 
-    server ──fork──► supervisor ──fork──► program (contain: the steps, then exec / Python)
-      │                 │ reads Header + Job, writes the Facts, exits
-      └ after it exits: the box's sweep (kill what is left, System V IPC, cgroup folders)
+    zygote (PID 1) ──fork, once──► supervisor: reads Header + Job from the host, supervises,
+       │                            writes the Facts; never forks a program
+       └──fork, per execution──► program: handed its job by the supervisor over a socket of
+                                 its own, goes through the steps of ``contain``, then execs
+                                 (or runs the Python source in the warm interpreter)
+
+The zygote never reads a byte of any job, so a program's process holds nothing of anyone but
+its own job. The supervisor holds jobs, and nothing is ever forked from it but the container's
+short-lived cleaning helper. An execution costs one fork: the program's. The next program's
+process is forked, the previous execution swept (kill what is left, System V IPC, cgroup
+folders) and the next cgroup folder made while the host is busy with the reply.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import sys
 import time
 import traceback
+from dataclasses import replace
 
-from . import kernel, steps, zygote
-from .supervise import Pipes, supervise
+from . import kernel, spawner, steps, zygote
 from .protocol import (
     F_HEADER, F_INIT, F_REPLY, MAX_CONTROL, Facts, Header, Job, Limits, ProtocolError, decode_header, decode_job,
-    encode_facts, facts_from_error, json_frame, read_frame, write_all,
+    encode_facts, encode_header, encode_job, facts_from_error, json_frame, read_frame, write_all,
 )
+from .supervise import Pipes, supervise
 
-# What the supervisor tells the server on the sync pipe.
-HEADER_READ, JOB_READ, REPLY_STARTED, REPLY_DONE, STOP, PONG = b"H", b"R", b"W", b"D", b"S", b"P"
-MAX_EARLY_DEATHS = 3  # supervisors dead before reading anything, in a row: give up
+GO = b"J"  # the byte that carries the program's descriptors
 
 
-def serve(box, rfd: int, wfd: int) -> int:
+# --- the supervisor ----------------------------------------------------------------------------
+
+def serve(box, rfd: int, wfd: int, link: socket.socket) -> int:
+    """Answer the host's requests until it says stop or the stream ends."""
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a program gone early is an error, not our death
+    zyg = spawner.ZygoteLink(link)
     count = 0
-    early_deaths = 0
+    box.prepare()
+    spare = zyg.spawn()
     while True:
-        sync_r, sync_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the supervisor
-            code = 1
-            try:
-                os.close(sync_r)
-                code = supervisor(box, rfd, wfd, sync_w, count)
-            except BaseException:
-                traceback.print_exc()
-            os._exit(code)
-        os.close(sync_w)
-        _, status = os.waitpid(pid, 0)
-        marks = kernel.drain(sync_r, 16)
-        os.close(sync_r)
-        box.sweep()
-        if STOP in marks:
+        got = read_frame(rfd, MAX_CONTROL)
+        if got is None:
             return 0
-        if PONG in marks:
+        kind, payload = got
+        if kind != F_HEADER:
+            raise ProtocolError(f"frame kind {kind}, expected a header")
+        header = decode_header(payload)
+        if header.op == "stop":
+            return 0
+        if header.op == "ping":
+            write_all(wfd, json_frame(F_REPLY, {"ok": True, "count": count}))
             continue
-        if HEADER_READ not in marks:
-            early_deaths += 1
-            if early_deaths >= MAX_EARLY_DEATHS:
-                return 1
-            continue
-        early_deaths = 0
+        job = decode_job(rfd, header.job_size)
+        try:
+            facts, extras, blobs = execute(box, zyg, spare, job, header.limits)
+        except ProtocolError:
+            raise
+        except Exception as e:
+            traceback.print_exc()
+            facts, extras, blobs = facts_from_error(f"jail: {type(e).__name__}: {e}"), {}, []
+        write_all(wfd, encode_facts(facts, extras, blobs))
         count += 1
-        if REPLY_DONE not in marks:
-            if REPLY_STARTED in marks:
-                return 1  # a reply was cut half-way: the stream is unusable
-            write_all(wfd, encode_facts(facts_from_error(f"jail supervisor died (status {status})")))
-            if JOB_READ not in marks:
-                return 1  # the job is still on the stream: cannot go on
+        del job, facts, extras, blobs
+        spare[1].close()
+        box.sweep()
+        zyg.forget()
+        box.prepare()
+        spare = zyg.spawn()
 
 
-def supervisor(box, rfd: int, wfd: int, sync_w: int, count: int) -> int:
-    """Read one execution (the first and only job this process sees), run it, report."""
-    try:  # orphans of the program come to us, not to the server (gVisor lacks it: PID 1 reaps)
-        kernel.prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)
-    except OSError:
-        pass
-    box.prepare()  # before the header arrives: nothing of the job is known yet
-    got = read_frame(rfd, MAX_CONTROL)
-    if got is None:
-        os.write(sync_w, STOP)
-        return 0
-    kind, payload = got
-    if kind != F_HEADER:
-        os.write(sync_w, HEADER_READ)
-        raise ProtocolError(f"frame kind {kind}, expected a header")
-    header = decode_header(payload)
-    if header.op == "stop":
-        os.write(sync_w, STOP)
-        return 0
-    if header.op == "ping":
-        write_all(wfd, json_frame(F_REPLY, {"ok": True, "count": count}))
-        os.write(sync_w, PONG)
-        return 0
-    os.write(sync_w, HEADER_READ)
-    job = decode_job(rfd, header.job_size)
-    os.write(sync_w, JOB_READ)
-    os.close(rfd)
-    try:
-        facts, extras, blobs = execute(box, job, header.limits)
-    except Exception as e:
-        traceback.print_exc()
-        facts, extras, blobs = facts_from_error(f"jail: {type(e).__name__}: {e}"), {}, []
-    os.write(sync_w, REPLY_STARTED)
-    write_all(wfd, encode_facts(facts, extras, blobs))
-    os.write(sync_w, REPLY_DONE)
-    return 0
-
-
-def execute(box, job: Job, lim: Limits):
-    """One execution: prepare, fork the program into ``contain``, supervise, clean up."""
+def execute(box, zyg: spawner.ZygoteLink, spare, job: Job, lim: Limits):
+    """One execution: prepare, hand the job to the waiting program process, supervise, clean up."""
+    pid, channel = spare
     early = box.before(job, lim)
     if early is not None:
         return Facts(), early, []
@@ -119,34 +86,57 @@ def execute(box, job: Job, lim: Limits):
     err_r, err_w = os.pipe()
     res_r, res_w = os.pipe()
     status_r, status_w = os.pipe()  # the program's process reports a set-up failure here
-    t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the program's process
-        where = [status_w]
-        try:
-            for fd in (out_r, err_r, res_r, status_r):
-                os.close(fd)
-            contain(box, job, lim, stdin_fd, out_w, err_w, res_w, where)
-        except BaseException as e:
-            try:
-                os.write(where[0], f"{type(e).__name__}: {e}".encode()[:4000])
-            finally:
-                os._exit(127)
-        os._exit(127)
-    for fd in (stdin_fd, out_w, err_w, res_w, status_w):
+    given = [stdin_fd, out_w, err_w, res_w, status_w]
+    body = encode_job(replace(job, stdin=b""))  # stdin travels as the memfd
+    try:
+        socket.send_fds(channel, [GO], given + list(box.cgroup_fds()))
+        t0 = time.monotonic()
+        channel.sendall(encode_header(Header(limits=lim, job_size=len(body))) + body)
+    except OSError as e:  # the program's process died before it took its job: ours, not its
+        for fd in given + [out_r, err_r, res_r, status_r]:
+            os.close(fd)
+        return facts_from_error(f"jail: the program's process is gone ({e})"), {}, []
+    finally:
+        del body
+    for fd in given:
         os.close(fd)
     box.forked()
-    facts = supervise(pid, Pipes(out_r, err_r, res_r), lim, t0, box)
+    facts = supervise(pid, Pipes(out_r, err_r, res_r), lim, t0, box, zyg)
     setup_error = kernel.drain(status_r, 4096)
     os.close(status_r)
-    extras, blobs = box.after(job, lim, facts)
+    extras, blobs = box.after(job, lim, facts, channel)
     if setup_error:
         facts.error = "jail setup failed: " + setup_error.decode(errors="replace")
     return facts, extras, blobs
 
 
+# --- the program's process ---------------------------------------------------------------------
+
+def program(box, channel: socket.socket) -> None:
+    """A fresh fork of the zygote: wait for a job, then become the program. Never returns."""
+    msg, fds = kernel.recv_fds(channel, 1, 64)
+    if msg != GO or len(fds) < 5:  # no job for us (the jail stops, or the spare was swept)
+        os._exit(0)
+    stdin_fd, out_w, err_w, res_w, status_w, *cgroup_fds = fds
+    where = [status_w]
+    try:
+        got = read_frame(channel.fileno(), MAX_CONTROL, F_HEADER)
+        if got is None:
+            os._exit(0)
+        header = decode_header(got[1])
+        job = decode_job(channel.fileno(), header.job_size)
+        box.begin_program(cgroup_fds, channel)
+        contain(box, job, header.limits, stdin_fd, out_w, err_w, res_w, where)
+    except BaseException as e:
+        try:
+            os.write(where[0], f"{type(e).__name__}: {e}".encode()[:4000])
+        finally:
+            os._exit(127)
+    os._exit(127)
+
+
 def contain(box, job: Job, lim: Limits, stdin_fd: int, out_w: int, err_w: int, res_w: int, status: list) -> None:
-    """The program's process, from fork to untrusted code: the steps, in order."""
+    """The program's process, from its job to untrusted code: the steps, in order."""
     workdir = box.make_root(job, lim)                                # 1. root
     box.enter_cgroup()                                               # 2. cgroup
     box.network()                                                    # 3. network
@@ -161,6 +151,8 @@ def contain(box, job: Job, lim: Limits, stdin_fd: int, out_w: int, err_w: int, r
     steps.seccomp(box.bpf)                                           # 9. seccomp
     steps.exec_program(job.argv, env, job.python_source, status[0], box.path)  # 10. exec
 
+
+# --- start ---------------------------------------------------------------------------------------
 
 def main() -> int:
     # Our own stdio carries the protocol; keep them away from the fds children inherit.
@@ -188,8 +180,12 @@ def main() -> int:
         return 1
     write_all(wfd, json_frame(F_REPLY, {"ok": True, "pid": os.getpid(), **(reply or {})}))
     zygote.preload()
-    try:
-        return serve(box, rfd, wfd)
-    except ProtocolError as e:
-        print(f"jail server: {e}", file=sys.stderr)
-        return 1
+
+    def supervisor(link: socket.socket) -> int:
+        try:
+            return serve(box, rfd, wfd, link)
+        except ProtocolError as e:
+            print(f"jail server: {e}", file=sys.stderr)
+            return 1
+
+    return spawner.start(box, supervisor, lambda channel: program(box, channel), close_in_zygote=(rfd, wfd))

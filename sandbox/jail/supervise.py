@@ -1,5 +1,8 @@
 """Watching one program: wall time, output (capped as it arrives), the result descriptor,
-and (in a container) memory and CPU sampled by the box's meter. Facts, not verdicts."""
+and (in a container) memory and CPU sampled by the box's meter. Facts, not verdicts.
+
+The program's process is the zygote's child, not ours: the zygote reaps it and reports its
+wait status and rusage (``spawner.ZygoteLink``), which wakes the loop the moment it ends."""
 
 from __future__ import annotations
 
@@ -8,9 +11,10 @@ import select
 import signal
 import time
 
-from .protocol import LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT, LIMIT_WALL, Facts, Limits
+from .protocol import LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT, LIMIT_WALL, Facts, Limits, facts_from_error
 
 DRAIN_GRACE_S = 2.0  # after the program ended or was killed, how long its pipes may stay open
+KILL_WAIT_S = 10.0  # after SIGKILL, how long the zygote may take to report the program's end
 
 
 class Pipes:
@@ -27,10 +31,11 @@ class Pipes:
                 pass
 
 
-def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box) -> Facts:
+def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box, exits) -> Facts:
     """Collect output up to the cap, enforce wall time (and the meter's limits), reap the
     program. ``box.kill_program(pid)`` kills it and its group; ``box.kill_rest()`` kills
-    whatever it left behind once it has ended; ``box.meter`` (or None) samples memory/CPU."""
+    whatever it left behind once it has ended; ``box.meter`` (or None) samples memory/CPU;
+    ``exits`` (a ``ZygoteLink``) tells when the program's process has ended and how."""
     cap = int(lim.output_bytes)
     deadline = t0 + float(lim.wall_s)
     out, err, res = bytearray(), bytearray(), bytearray()
@@ -39,18 +44,13 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box) -> Facts:
     open_fds = {pipes.out_r, pipes.err_r, pipes.res_r}
     for fd in open_fds:
         os.set_blocking(fd, False)
-    try:  # wakes the loop the moment the program ends; gVisor has no pidfd: poll waitpid then
-        pidfd = os.pidfd_open(pid)
-    except (OSError, AttributeError):
-        pidfd = None
+    exits_fd = exits.fileno()
     poller = select.poll()
-    for fd in (*open_fds, *((pidfd,) if pidfd is not None else ())):
+    for fd in (*open_fds, exits_fd):
         poller.register(fd, select.POLLIN | select.POLLHUP)
     meter = getattr(box, "meter", None)
     poll_s = getattr(box, "poll_s", 0.005)
     killed_by = None
-    run_delay = 0.0
-    proc = getattr(box, "proc", "/proc")  # a /proc that shows the program's PID namespace
     exited = False
     reaped = None
     drain_deadline = None
@@ -88,25 +88,19 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box) -> Facts:
             wait = 0.05
         else:
             wait = max(0.0, deadline - now)
-            if meter is not None or pidfd is None:
+            if meter is not None:
                 wait = min(wait, poll_s)
         events = poller.poll(wait * 1000)
         if not exited:
-            try:  # peek first: the scheduler's counters are readable only until the reap
-                if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-                    run_delay = run_delay_s(proc, pid)
-            except ChildProcessError:
-                pass
-            got, status, ru = os.wait4(pid, os.WNOHANG)
-            if got == pid:
-                reaped = (status, ru, time.monotonic())
+            ended = exits.exit_of(pid)
+            if ended is not None:
+                reaped = (ended, time.monotonic())
                 exited = True
-                if pidfd is not None:
-                    poller.unregister(pidfd)
+                poller.unregister(exits_fd)
                 # The program is gone: so is everything it left behind (its pipes then close).
                 box.kill_rest()
         for fd, _ev in events:
-            if fd == pidfd:
+            if fd == exits_fd:
                 continue
             try:
                 chunk = os.read(fd, 65536)
@@ -129,28 +123,21 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box) -> Facts:
                 kill(LIMIT_OUTPUT)
     if reaped is None:
         box.kill_program(pid)
-        _, status, ru = os.wait4(pid, 0)
+        ended = exits.wait_exit(pid, KILL_WAIT_S)
         t_end = time.monotonic()
+        if ended is None:
+            pipes.close()
+            return facts_from_error(f"the program's process did not end {KILL_WAIT_S:g} s after SIGKILL")
     else:
-        status, ru, t_end = reaped
-    if pidfd is not None:
-        os.close(pidfd)
+        ended, t_end = reaped
     pipes.close()
+    status = ended.status
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     return Facts(
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None, signal=sig,
-        cpu_s=max(ru.ru_utime + ru.ru_stime, cpu_seen), wall_s=t_end - t0, run_delay_s=min(run_delay, t_end - t0),
-        memory_bytes=max(ru.ru_maxrss * 1024, peak), stdout=bytes(out), stderr=bytes(err),
+        cpu_s=max(ended.cpu_s, cpu_seen), wall_s=t_end - t0, run_delay_s=min(ended.run_delay_s, t_end - t0),
+        memory_bytes=max(ended.max_rss_kb * 1024, peak), stdout=bytes(out), stderr=bytes(err),
         stdout_size=size[pipes.out_r], stderr_size=size[pipes.err_r], killed_by=killed_by,
         cpu_limit_signal=sig == signal.SIGXCPU, result=bytes(res), result_size=size[pipes.res_r],
     )
 
-
-def run_delay_s(proc: str, pid: int) -> float:
-    """Seconds the process's main thread was ready to run but waited for a CPU (schedstat's
-    run_delay). Readable until the process is reaped; 0 where the kernel (or gVisor) does not show it."""
-    try:
-        with open(f"{proc}/{pid}/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return 0.0

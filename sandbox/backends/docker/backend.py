@@ -18,6 +18,7 @@ import threading
 from typing import Any, Optional
 
 from ...errors import SandboxUnavailable
+from ...ownership import claim, remove_unowned
 from ...languages import Toolchain, detect_toolchains
 from ...jail import protocol
 from ...jail.container import files_to_job
@@ -47,6 +48,7 @@ class DockerBackend:
         self.slots = s.containers
         self.problems: list[str] = []
         self._closed = False
+        self._owner_fd: Optional[int] = None
         self._secret = secrets.token_bytes(16)
         self.pool_id = secrets.token_hex(4)
         try:
@@ -79,6 +81,7 @@ class DockerBackend:
                                      "docker/build-images.sh") from e
         self.seccomp_json = seccomp_profile_json()
         self.bpf_b64, self.bpf_note = self._compile_bpf()
+        self._owner_fd = self._claim_pool()
         self._remove_stale_containers()
         self._toolchains = self._probe_toolchains()
         self._argv_map = self._host_to_image_paths()
@@ -170,8 +173,37 @@ class DockerBackend:
                 n += 1
         return n
 
+    def _claim_pool(self) -> Optional[int]:
+        """Hold a lock on ``<owners_dir>/pool-<id>`` for as long as this backend lives.
+
+        The kernel drops the lock when the process dies, however it dies (SIGKILL, OOM) and
+        in whatever PID namespace or container it ran: that is how a later instance sharing
+        the folder knows the pool's containers are left over (sandbox/ownership.py). The folder
+        is locked under a temporary name first, so no one ever sees it unlocked."""
+        top = self.settings.owners_dir
+        if not top:
+            return None
+        tmp = os.path.join(top, f".new-{self.pool_id}")
+        try:
+            os.makedirs(top, mode=0o755, exist_ok=True)
+            fd = claim(tmp)
+            os.rename(tmp, os.path.join(top, f"pool-{self.pool_id}"))
+            return fd
+        except OSError as e:
+            log.warning("cannot hold a lock in %s (%s): if this instance dies, only an instance in its own "
+                        "PID namespace removes its containers", top, e)
+            return None
+
     def _remove_stale_containers(self) -> None:
-        """Containers of backends that died without closing (same host, owner process gone)."""
+        """Remove the containers of instances that died without closing. Two rules, neither of
+        which ever touches a live instance's containers:
+
+        * a pool whose lock in the owners folder is free: its owner is gone, whatever PID
+          namespace or container it ran in (a SIGKILLed replica);
+        * an owner label in this host's and PID namespace whose process is gone (an instance
+          that could hold no lock)."""
+        if self.settings.owners_dir:
+            remove_unowned(self.settings.owners_dir, self._remove_dead_pool)
         mine = owner_label().rsplit(":", 1)[0]  # host:pid-namespace
         try:
             stale = self.client.api.containers(all=True, filters={"label": f"{LABEL_BACKEND}=docker"})
@@ -183,6 +215,25 @@ class DockerBackend:
             if where == mine and pid.isdigit() and not _pid_alive(int(pid)):
                 log.warning("removing stale sandbox container %s (owner %s is gone)", c["Id"][:12], owner)
                 self._force_remove(c["Id"])
+
+    def _remove_dead_pool(self, folder: str) -> None:
+        """Called with the free lock of a dead pool held: remove its containers, then the folder
+        (kept when the engine cannot list them, so that the next start tries again)."""
+        name = os.path.basename(folder)
+        if name.startswith("pool-"):
+            try:
+                left = self.client.api.containers(all=True, filters={"label": f"{LABEL_POOL}={name[5:]}"})
+            except Exception as e:
+                log.debug("listing the containers of dead pool %s: %s", name[5:], e)
+                return
+            for c in left:
+                log.warning("removing sandbox container %s of dead pool %s (its owner's lock is free)",
+                            c["Id"][:12], name[5:])
+                self._force_remove(c["Id"])
+        try:
+            os.rmdir(folder)
+        except OSError as e:
+            log.debug("rmdir %s: %s", folder, e)
 
     def _force_remove(self, cid: str) -> None:
         try:
@@ -369,6 +420,13 @@ class DockerBackend:
             return
         self._closed = True
         self.pool.close()
+        if self._owner_fd is not None:  # every container is gone: give the pool's folder up
+            try:
+                os.rmdir(os.path.join(self.settings.owners_dir, f"pool-{self.pool_id}"))
+            except OSError:
+                pass
+            os.close(self._owner_fd)
+            self._owner_fd = None
         try:
             self.client.close()
         except Exception:

@@ -23,12 +23,10 @@ so an instance never deletes another's jails because it cannot see its process.
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import time
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ...jail.cgroup import remove as remove_cgroup_folder
 from ...ownership import claim, remove_unowned
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
@@ -120,6 +118,11 @@ def _v2_delegate(own: str) -> tuple[Optional[str], str]:
     """Make the service's own v2 cgroup able to hold jails below it; the folder or None."""
     if own in ("", "/"):
         return None, ""
+    if os.path.basename(own) == SERVICE_LEAF and _enabled(os.path.dirname(own)):
+        # We were started inside another instance's service leaf (a CLI batch run by a
+        # service, a second service in its unit): its cgroup is delegated already; our jails go
+        # beside its jails, still under every limit the operator set above.
+        return os.path.dirname(own), ""
     if _v2_has(own):
         try:
             with open(os.path.join(own, "cgroup.subtree_control")) as f:
@@ -232,31 +235,11 @@ def _v2_setup(top: str, instance: str, detail: str) -> tuple[Optional[CgroupSetu
 
 
 def remove_tree(path: str) -> None:
-    """rmdir a cgroup folder bottom-up, killing anything still inside."""
+    """rmdir a cgroup folder bottom-up, killing anything still inside (the jail's own rule,
+    ``sandbox.jail.cgroup.remove``, folder by folder)."""
     if not os.path.isdir(path):
         return
     for root, dirs, _files in os.walk(path, topdown=False):
         for d in dirs:
-            _rmdir_cgroup(os.path.join(root, d))
-    _rmdir_cgroup(path)
-
-
-def _rmdir_cgroup(d: str) -> None:
-    for _ in range(100):
-        try:
-            os.rmdir(d)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            try:
-                with open(os.path.join(d, "cgroup.procs")) as f:
-                    for pid in f.read().split():
-                        try:
-                            os.kill(int(pid), signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
-            except OSError:
-                shutil.rmtree(d, ignore_errors=True)
-                return
-            time.sleep(0.01)
+            remove_cgroup_folder(os.path.join(root, d))
+    remove_cgroup_folder(path)

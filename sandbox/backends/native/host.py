@@ -154,7 +154,7 @@ class SlotProcess:
 class NativeBackend:
     name = "native"
 
-    def __init__(self, config: SandboxConfig, python: str, toolchain_binds: list[str]):
+    def __init__(self, config: SandboxConfig, python: str, toolchain_binds: list[tuple[str, str]]):
         self.config = config
         self.slots = max(1, config.slots)
         self.python = python
@@ -202,7 +202,8 @@ class NativeBackend:
         uid = gid = self.config.uid_base + index if self.mode == "root" else 0
         root = os.path.join(self.run_dir, f"root{index}")
         os.makedirs(root, exist_ok=True)
-        binds = [{"src": p} for p in (*SYSTEM_BINDS, *self._toolchain_binds) if os.path.lexists(p)]
+        binds = [{"src": p} for p in SYSTEM_BINDS if os.path.lexists(p)]
+        binds += [{"src": src, "dst": dst} for src, dst in self._toolchain_binds if os.path.lexists(src)]
         binds += [{"src": p} for p in ETC_BINDS if os.path.exists(p)]
         try:
             for name in sorted(os.listdir("/etc")):
