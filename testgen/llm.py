@@ -28,6 +28,7 @@ from typing import Any, Optional
 from sandbox.compare import compare_output
 from sandbox.models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, Verdict
 
+from .answers import several_answers
 from .candidates import Candidate
 from .entry import split_entry
 from .problem import InputValidator, Problem, Program
@@ -36,8 +37,6 @@ from .runner import Runner
 GEN_LIMITS = Limits(time_s=5, memory_mb=512, output_kb=8192)
 PER_FAMILY = 20
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
-_NOT_UNIQUE = re.compile(r"any (?:one )?of them|if there are (?:several|multiple)|any valid|in any order|"
-                         r"any (?:such|correct) (?:answer|solution)", re.I)
 
 
 @dataclass
@@ -263,7 +262,7 @@ def _generator(problem: Problem, runner: Runner, cfg: LLMConfig, family: str, va
                                                f"e.g. {_input_of(cands[rej[0]])[:300]!r}")
                 if err is None:
                     share = _gold_disagreement(problem, runner, cands, count_disagree=problem.has_checker or
-                                               not _NOT_UNIQUE.search(problem.statement))
+                                               several_answers(problem.statement) is None)
                     if share > 0.5:
                         err = ("disagreement", f"the reference solutions crash or disagree on {share:.0%} of your "
                                                "inputs, so they are probably outside the constraints")
@@ -290,7 +289,7 @@ def _generator(problem: Problem, runner: Runner, cfg: LLMConfig, family: str, va
 def _needs_checker(problem: Problem, runner: Runner, cands: list[Candidate]) -> bool:
     if problem.is_function or problem.has_checker:
         return False
-    if _NOT_UNIQUE.search(problem.statement):
+    if several_answers(problem.statement) is not None:  # the statement's words (testgen/answers.py)
         return True
     return bool(cands) and _gold_disagreement(problem, runner, cands[:10]) > 0.2 and len(problem.gold) > 1
 
