@@ -22,7 +22,7 @@ _ORDER = re.compile(
     r"\b(?:in|with) any order\b|\bany order\b|\border (?:of [^.]{0,40})?(?:does not|doesn't|do not|don't) matter"
     r"|\b(?:can|may) be (?:returned|printed|output|given) in any order", re.I)
 _CHOICE = re.compile(
-    r"\b(?:return|print|output|find|give)\s+any\b(?!\s+order)|\bany (?:one )?of them\b|\bany (?:one )?of those\b"
+    r"\b(?:return|print|output)\s+any\b(?!\s+order)|\bany (?:one )?of them\b|\bany (?:one )?of those\b"
     r"|\bany (?:valid|possible|correct) (?:answer|solution|output|one)s?\b"
     r"|\b(?:multiple|several|many) (?:valid |possible |correct |different )?(?:answers|solutions)\b"
     r"|\bmore than one (?:valid |possible |correct )?(?:answer|solution)\b", re.I)

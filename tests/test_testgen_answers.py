@@ -61,6 +61,7 @@ def test_statement_phrases():
     assert several_answers("Exactly one solution exists. You can return the answer in any order.")[0] == "order"
     assert several_answers("If there are several solutions, print the lexicographically smallest.") is None
     assert several_answers("Return the sum of the list.") is None
+    assert several_answers("Return empty string if you didn't find any vowel.") is None  # HumanEval/118
 
 
 def test_the_engine_compares_in_any_order_when_asked(sandbox):
