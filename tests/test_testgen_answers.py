@@ -136,8 +136,9 @@ def test_return_any_without_a_checker_is_skipped_with_its_reason_never_judged(ru
 # ------------------------------------------------------------- one gold (issue 14, failure mode 4)
 
 def test_one_gold_runs_twice_and_an_unstable_answer_is_not_trusted(runner):
-    # str hashing is randomized per process: list(set(words)) changes order from run to run
-    gold = "def uniq(ws):\n    return list(set(ws))\n"
+    # the order changes from run to run (as list(set(words)) does under hash randomization,
+    # here made certain by an unseeded shuffle)
+    gold = "import random\ndef uniq(ws):\n    r = list(set(ws))\n    random.shuffle(r)\n    return r\n"
     rec = {"id": "uniq", "io": "function", "entry_point": "uniq",
            "statement": "Return the distinct words of ws.\ndef uniq(ws):",
            "gold_solutions": [{"language": "python", "code": gold}],
