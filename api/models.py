@@ -11,7 +11,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sandbox.models import MAX_CODE_BYTES, Compare, Limits, TestCase, Verdict
+from sandbox.models import ENTRY_POINT_PATTERN, MAX_CODE_BYTES, Compare, Limits, TestCase, Verdict
 
 Scoring = Literal["fraction", "all_or_nothing"]
 ItemId = Union[str, int, None]
@@ -46,7 +46,7 @@ class RewardItem(BaseModel):
     float_tol: float = Field(1e-6, ge=0, le=1)
     integer_tolerance: bool = Field(False, description="compare=float: integers within float_tol too")
     stop_on_first_failure: bool = False
-    entry_point: Optional[str] = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    entry_point: Optional[str] = Field(None, pattern=ENTRY_POINT_PATTERN)
 
     @model_validator(mode="after")
     def _one_source(self) -> "RewardItem":

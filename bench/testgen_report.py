@@ -64,12 +64,25 @@ def _behavioural(rep: Any, records: list[dict[str, Any]], per_label: Optional[in
     return rej / inc if inc else None
 
 
+def _pick(src: str, k: int, seed: int) -> set[str]:
+    """K problem ids of a problems file, drawn by ``random.Random(seed)`` (the same on every run)."""
+    import random
+
+    from testgen.problem import iter_records
+
+    ids = [str(r.get("id") if r.get("id") is not None else r.get("task_id"))
+           for _, r, _ in iter_records(src) if r is not None]
+    return set(random.Random(seed).sample(ids, min(k, len(ids))))
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", default="humaneval,stdio-bapc,stdio-toy,stdio-contest")
     ap.add_argument("--data-dir", default=DATA)
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "out", "testgen"))
     ap.add_argument("--limit", type=int, help="first N problems of each dataset")
+    ap.add_argument("--pick", type=int, help="a random sample of K problems of each dataset (see --pick-seed)")
+    ap.add_argument("--pick-seed", type=int, default=0, help="the seed of --pick's sample (it is printed)")
     ap.add_argument("--sample", type=int, help="at most K held-out programs per label per problem")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--max-tests", type=int, default=50)
@@ -117,8 +130,12 @@ def main(argv: Optional[list[str]] = None) -> int:
             t0 = time.monotonic()
             settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants, families=fams,
                                 budget=Budget().scaled(args.budget_scale))
+            only = _pick(src, args.pick, args.pick_seed) if args.pick else None
+            if only is not None:
+                print(f"[{ds}] --pick {args.pick} --pick-seed {args.pick_seed}: {', '.join(sorted(only))}",
+                      file=sys.stderr)
             summary = run_batch(src, suites, runner, settings, workers=args.workers, limit=args.limit,
-                                progress=sys.stderr.isatty())
+                                only=only, progress=sys.stderr.isatty())
             gen_s = time.monotonic() - t0
             if summary["aborted"]:
                 print(f"[{ds}] testgen {summary['aborted']}; rerun to resume", file=sys.stderr)
@@ -127,6 +144,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             records.sort(key=lambda r: order.get(str(r.get("id")), 1 << 30))
             if args.limit is not None:
                 records = records[: args.limit]
+            if only is not None:
+                records = [r for r in records if str(r.get("id") or r.get("task_id")) in only]
             statuses: dict[str, int] = {}
             for r in records:
                 s = r.get("testgen", {}).get("status", "?")
@@ -162,6 +181,9 @@ def main(argv: Optional[list[str]] = None) -> int:
               f"{pool['tests_per_problem']:>8.1f} {pool['max_tests']:>4} "
               f"{pct(pool['tpr']):>8} {pct(pool['tnr']):>8} {pct(beh):>8} {pct(pool['rejects_all_share']):>8} "
               f"{slow:>9} {pool['correct']:>8} {pool['incorrect']:>9}")
+        if name == "synthesized" and pool["unjudged"]:
+            for pid, note in sorted(pool["unjudged"].items())[:10]:
+                print(f"{'':<13} {'':<21} no suite: {pid}: {(note or '')[:110]}")
         if name == "synthesized":
             st = results[ds]["testgen_status"]
             print(f"{'':<13} {'':<21} testgen status {json.dumps(st, sort_keys=True)}, "
@@ -172,8 +194,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     print("TNR-beh: TNR without programs that fail to compile or load. rej-all: share of problems whose suite "
           "rejects every incorrect program. no-suite: problems without a suite (empty or failed; their programs "
           "are in no rate). TLE-rej: programs labelled too slow that the suite rejects.")
-    if args.sample is not None or args.limit is not None:
-        print(f"(sampled: --limit {args.limit}, --sample {args.sample} programs per label per problem)")
+    if args.sample is not None or args.limit is not None or args.pick is not None:
+        print(f"(sampled: --limit {args.limit}, --pick {args.pick} problems with --pick-seed {args.pick_seed}, "
+              f"--sample {args.sample} programs per label per problem)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=1)

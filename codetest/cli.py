@@ -164,11 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--tests", "-t", help="JSONL test file: {stdin, expected_stdout} or {args, expected} per line")
     r.add_argument("--time-limit", type=float, help="CPU seconds per test (default 2)")
     r.add_argument("--memory-limit", type=int, help="MiB per test (default 256)")
-    r.add_argument("--compare", choices=("exact", "whitespace", "float"), default="whitespace")
+    r.add_argument("--compare", choices=("exact", "whitespace", "float", "unordered"), default="whitespace")
     r.add_argument("--float-tol", type=float, default=1e-6)
     r.add_argument("--checker", help="checker source file (runs in the sandbox); overrides --compare")
     r.add_argument("--checker-protocol", choices=("testlib", "kattis"), default="testlib")
-    r.add_argument("--entry-point", help="function-call tests: the function the tests call")
+    r.add_argument("--entry-point", help="function-call tests: the function the tests call, or Class.method "
+                                         "(LeetCode style: Solution.twoSum)")
     r.add_argument("--stop-on-first-failure", action="store_true")
     r.add_argument("--backend", choices=("native", "docker"), default=os.environ.get("CODETEST_BACKEND", "native"))
     r.add_argument("--allow-missing", metavar="LAYERS",

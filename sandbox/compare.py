@@ -16,10 +16,15 @@ different byte strings never compare equal because both failed to decode.
   ``|a-b| <= tol*|b|`` where ``b`` is the expected value. Every other pair (``nan``, ``inf``,
   words) must be identical bytes: an expected ``inf`` is accepted only by the token ``inf``.
 
+- ``unordered`` (answers that may come in any order): the output's non-empty lines as a
+  multiset, each line compared as ``whitespace`` compares a whole output.
+
 Function-call values (``values_equal``): bools only equal bools, ints equal ints exactly, a
 float on either side compares within ``tol`` (absolute, or relative 1e-7 or ``tol``); NaN equals
 NaN, infinities equal only themselves; an int too large for a float never equals a float.
-Lists, tuples (as lists) and dicts compare element-wise.
+Lists, tuples (as lists) and dicts compare element-wise. With ``unordered`` the top-level list
+is a multiset (``values_equal_unordered``): the same elements, each matched once, in any order;
+nested lists keep their order.
 """
 
 from __future__ import annotations
@@ -131,7 +136,18 @@ def compare_output(mode: str, out: Text, expected: Text, tol: float, integer_tol
         return exact(out, expected)
     if mode == "float":
         return float_tokens(out, expected, tol, integer_tolerance)
+    if mode == "unordered":
+        return lines_unordered(out, expected)
     return whitespace(out, expected)
+
+
+def _line_tokens(text: Text) -> list[tuple[bytes, ...]]:
+    return sorted(t for t in (tuple(tokens(line)) for line in as_bytes(text).split(b"\n")) if t)
+
+
+def lines_unordered(out: Text, expected: Text) -> bool:
+    """The non-empty lines of both outputs, each as its tokens, are the same multiset."""
+    return _line_tokens(out) == _line_tokens(expected)
 
 
 def values_equal(got: Any, want: Any, tol: float) -> bool:
@@ -140,6 +156,39 @@ def values_equal(got: Any, want: Any, tol: float) -> bool:
         return _values_equal(got, want, tol)
     except (RecursionError, OverflowError, ValueError, TypeError):
         return False
+
+
+def _canonical(v: Any) -> str:
+    import json
+
+    return json.dumps(v, sort_keys=True, default=repr)
+
+
+UNORDERED_MATCHING_MAX = 300  # elements: a pairwise matching (tolerance-aware) below this size
+
+
+def values_equal_unordered(got: Any, want: Any, tol: float) -> bool:
+    """``values_equal`` with the top-level list taken as a multiset (answers "in any order")."""
+    if not (isinstance(got, list) and isinstance(want, list)):
+        return values_equal(got, want, tol)
+    if len(got) != len(want):
+        return False
+    try:
+        g, w = sorted(got, key=_canonical), sorted(want, key=_canonical)
+    except (RecursionError, ValueError, TypeError):
+        return False
+    if values_equal(g, w, tol):
+        return True
+    if len(want) > UNORDERED_MATCHING_MAX:
+        return False
+    # floats within tolerance may sort differently: match each expected element once
+    free = list(range(len(got)))
+    for x in want:
+        k = next((j for j in free if values_equal(got[j], x, tol)), None)
+        if k is None:
+            return False
+        free.remove(k)
+    return True
 
 
 def _values_equal(got: Any, want: Any, tol: float) -> bool:

@@ -14,7 +14,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Optional
 
-DRIVER_SOURCE = (Path(__file__).with_name("function_driver.py")).read_text(encoding="utf-8")
+# The driver is shipped as one file: the LeetCode support (``Class.method``, ListNode/TreeNode,
+# the encoding of values; shared with testgen's harness) and then the driver itself.
+LEETCODE_SOURCE = (Path(__file__).with_name("leetcode.py")).read_text(encoding="utf-8")
+DRIVER_SOURCE = LEETCODE_SOURCE + "\n" + (Path(__file__).with_name("function_driver.py")).read_text(encoding="utf-8")
 DRIVER_NAME, SOLUTION_NAME = "main.py", "solution.py"
 
 MAX_RESULT_BYTES = 16 << 20

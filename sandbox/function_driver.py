@@ -1,5 +1,8 @@
 """The function-call driver: runs in the jail as ``/prog/main.py`` beside ``/prog/solution.py``.
 
+Shipped after the text of ``sandbox/leetcode.py`` (``lc_*`` names: ``Class.method`` entries,
+``ListNode``/``TreeNode`` values, the encoding of return values), see ``sandbox/function_call.py``.
+
 It is never imported by the host: ``sandbox.programs`` reads this file as text and ships it
 with the solution. In the jail it reads the call's arguments (JSON) from stdin, loads the
 solution as a module named ``solution`` (so its ``if __name__ == "__main__":`` block stays
@@ -19,23 +22,6 @@ import sys
 import types
 
 RESULT_FD = 3  # sandbox/jail/protocol.py RESULT_FD
-
-
-def _encode(value):
-    """The return value as JSON-shaped data: tuples as lists, sets sorted, other objects by repr."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_encode(x) for x in value]
-    if isinstance(value, (set, frozenset)):
-        items = [_encode(x) for x in value]
-        try:
-            return sorted(items)
-        except TypeError:
-            return items
-    if isinstance(value, dict):
-        return {(k if isinstance(k, str) else json.dumps(_encode(k))): _encode(x) for k, x in value.items()}
-    return repr(value)
 
 
 def _result_channel():
@@ -62,12 +48,15 @@ def main():
     sys.modules["solution"] = module
     with open("/prog/solution.py", encoding="utf-8") as f:
         code = compile(f.read(), "/prog/solution.py", "exec", dont_inherit=True)
+    entry = sys.argv[1]
+    lc_prepare(module.__dict__, entry)  # noqa: F821 (sandbox/leetcode.py, shipped in front)
     exec(code, module.__dict__)
-    result = getattr(module, sys.argv[1])(*args)
+    result = lc_resolve(module.__dict__, entry)(args)  # noqa: F821
     # Big ints are the program's right: lift the str-conversion cap only for the encoding.
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)
-    data = json.dumps(_encode(result)).encode("utf-8", "surrogatepass")
+    classes = lc_node_classes(module.__dict__)  # noqa: F821
+    data = json.dumps(lc_encode(result, classes)).encode("utf-8", "surrogatepass")  # noqa: F821
     sys.stdout.flush()
     if channel is None:
         raise SystemExit("codetest function driver: the jail gave no result descriptor (fd 3)")

@@ -155,7 +155,8 @@ class Job:
             return printed, Outcome.REJECTED, str(e), None
         text = data.decode("utf-8", "replace")
         if "expected" in test.model_fields_set or test.expected is not None:
-            if not cmp.values_equal(got, test.expected, self.req.float_tol):
+            equal = cmp.values_equal_unordered if self.req.compare == "unordered" else cmp.values_equal
+            if not equal(got, test.expected, self.req.float_tol):
                 return printed, Outcome.REJECTED, None, text
         return printed, Outcome.ACCEPTED, None, text
 

@@ -98,8 +98,14 @@ class CheckerCompare(BaseModel):
     checker: Checker
 
 
-CompareMode = Literal["exact", "whitespace", "float"]
+# unordered: answers that may come in any order (a function's top-level list as a multiset, an
+# output's lines as a multiset; sandbox/compare.py)
+CompareMode = Literal["exact", "whitespace", "float", "unordered"]
 Compare = Union[CompareMode, CheckerCompare]
+
+
+# A function name, or Class.method (LeetCode style; see sandbox/leetcode.py).
+ENTRY_POINT_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$"
 
 
 class RunRequest(BaseModel):
@@ -117,8 +123,9 @@ class RunRequest(BaseModel):
         False, description="compare=float: apply float_tol to integer tokens too (default: integers exact)")
     stop_on_first_failure: bool = False
     entry_point: Optional[str] = Field(
-        None, description="function-call tests: the name the tests call (HumanEval style)",
-        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        None, description="function-call tests: the function the tests call (HumanEval style, `solve`) or a "
+                          "LeetCode-style method (`Solution.twoSum`: LeetCode's imports, ListNode/TreeNode values)",
+        pattern=ENTRY_POINT_PATTERN,
     )
     files: dict[str, str] = Field(
         default_factory=dict, max_length=256,

@@ -71,35 +71,81 @@ class _Writer:
         self.f.close()
 
 
-def run_batch(problems_path: str, out_path: str, runner: Runner, settings: Settings, workers: int = 2,
-              limit: Optional[int] = None, only: Optional[set[str]] = None, progress: bool = True,
-              on_done: Optional[Callable[[dict[str, Any]], None]] = None, abort_after: int = 3) -> dict[str, Any]:
-    """Synthesize suites for every problem not yet in ``out_path``; returns a summary."""
+def select_todo(problems_path: str, out_path: str, limit: Optional[int] = None, only: Optional[set[str]] = None
+                ) -> tuple[set[str], list[dict[str, Any]], list[str]]:
+    """(ids already in the output, the problems still to do, unreadable lines): the resume rule."""
     done = finished_ids(out_path)
     todo: list[dict[str, Any]] = []
-    bad_lines: list[str] = []
+    bad: list[str] = []
     seen = 0
     for no, rec, err in iter_records(problems_path):
         if limit is not None and seen >= limit:
             break
         seen += 1
         if err is not None or rec is None:
-            bad_lines.append(err or f"line {no}: unreadable")
+            bad.append(err or f"line {no}: unreadable")
             continue
         pid = rec.get("id") if rec.get("id") is not None else rec.get("task_id")
         if pid is None:
-            bad_lines.append(f"line {no}: record has no id")
+            bad.append(f"line {no}: record has no id")
             continue
-        if only is not None and str(pid) not in only:
-            continue
-        if str(pid) in done:
+        if (only is not None and str(pid) not in only) or str(pid) in done:
             continue
         todo.append(rec)
-    summary: dict[str, Any] = {"skipped_done": len(done), "todo": len(todo), "bad_lines": bad_lines,
-                               "status": Counter(), "tests": 0, "problems": [], "aborted": None}
-    streak = 0  # consecutive sandbox errors: the sandbox is down, stop instead of burning the list
-    writer = _Writer(out_path)
-    bar = _bar(len(todo)) if progress else None
+    return done, todo, bad
+
+
+class ResultLog:
+    """Where finished problems go, for every way of running a batch (threads here, Ray in
+    ``distributed.py``): the output line (flushed, fsynced), the summary, the progress bar, and
+    the stop rule (``abort_after`` sandbox errors in a row: the sandbox is down, stop instead of
+    burning the list)."""
+
+    def __init__(self, out_path: str, done: set[str], todo: list[dict[str, Any]], bad: list[str],
+                 progress: bool = True, abort_after: int = 3):
+        self.summary: dict[str, Any] = {"skipped_done": len(done), "todo": len(todo), "bad_lines": bad,
+                                        "status": Counter(), "tests": 0, "problems": [], "aborted": None}
+        self.writer = _Writer(out_path)
+        self.bar = _bar(len(todo)) if progress else None
+        self.abort_after = abort_after
+        self._streak = 0
+
+    def record(self, rec: dict[str, Any], out: Any) -> dict[str, Any]:
+        """Write one finished problem (``out``: its record, or the exception that ended it)."""
+        if isinstance(out, BaseException):  # synthesize catches everything; belt and braces
+            out = dict(rec, tests=[], testgen={"status": "failed", "reason": f"{type(out).__name__}: {out}"})
+        self.writer.write(out)
+        st = out.get("testgen", {})
+        sm = self.summary
+        sm["status"][st.get("status", "?")] += 1
+        sm["tests"] += len(out.get("tests") or [])
+        sm["problems"].append({"id": out.get("id", out.get("task_id")), "status": st.get("status"),
+                               "tests": len(out.get("tests") or []), "reason": st.get("reason")})
+        if self.bar:
+            self.bar.advance(str(out.get("id", "")), st.get("status", "?"))
+        self._streak = self._streak + 1 if st.get("status") == "sandbox_error" else 0
+        if self._streak >= self.abort_after:
+            sm["aborted"] = f"stopped after {self._streak} sandbox errors in a row: {st.get('reason')}"
+        return out
+
+    @property
+    def aborted(self) -> bool:
+        return self.summary["aborted"] is not None
+
+    def close(self) -> dict[str, Any]:
+        self.writer.close()
+        if self.bar:
+            self.bar.close()
+        self.summary["status"] = dict(self.summary["status"])
+        return self.summary
+
+
+def run_batch(problems_path: str, out_path: str, runner: Runner, settings: Settings, workers: int = 2,
+              limit: Optional[int] = None, only: Optional[set[str]] = None, progress: bool = True,
+              on_done: Optional[Callable[[dict[str, Any]], None]] = None, abort_after: int = 3) -> dict[str, Any]:
+    """Synthesize suites for every problem not yet in ``out_path``; returns a summary."""
+    done, todo, bad = select_todo(problems_path, out_path, limit, only)
+    log = ResultLog(out_path, done, todo, bad, progress, abort_after)
     try:
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             futs: dict[Future, dict[str, Any]] = {}
@@ -113,32 +159,17 @@ def run_batch(problems_path: str, out_path: str, runner: Runner, settings: Setti
                 finished, _ = wait(list(futs), return_when=FIRST_COMPLETED)
                 for fut in finished:
                     rec = futs.pop(fut)
-                    try:
-                        out = fut.result()
-                    except Exception as e:  # synthesize catches everything; belt and braces
-                        out = dict(rec, tests=[], testgen={"status": "failed", "reason": f"{type(e).__name__}: {e}"})
-                    writer.write(out)
-                    st = out.get("testgen", {})
-                    summary["status"][st.get("status", "?")] += 1
-                    summary["tests"] += len(out.get("tests") or [])
-                    summary["problems"].append({"id": out.get("id", out.get("task_id")), "status": st.get("status"),
-                                                "tests": len(out.get("tests") or []), "reason": st.get("reason")})
+                    exc = fut.exception()
+                    out = log.record(rec, exc if exc is not None else fut.result())
                     if on_done:
                         on_done(out)
-                    if bar:
-                        bar.advance(str(out.get("id", "")), st.get("status", "?"))
-                    streak = streak + 1 if st.get("status") == "sandbox_error" else 0
-                    if streak >= abort_after:
-                        summary["aborted"] = f"stopped after {streak} sandbox errors in a row: {st.get('reason')}"
+                    if log.aborted:
                         continue
                     nxt = next(it, None)
                     if nxt is not None:
                         futs[pool.submit(synthesize, nxt, runner, settings)] = nxt
     finally:
-        writer.close()
-        if bar:
-            bar.close()
-    summary["status"] = dict(summary["status"])
+        summary = log.close()
     return summary
 
 

@@ -105,6 +105,27 @@ def extract(text: str) -> list[Range]:
     return out
 
 
+_SUM = re.compile(
+    rf"(?:sum|total)(?: length| size| number)? of (?:all |the )*(?:values of |lengths? of )?({_NAME})[^.]{{0,60}}?"
+    rf"(?:over|across|in|for|of) all (?:the )?(?:test ?cases|cases|tests|queries|scenarios|inputs)[^.]{{0,40}}?"
+    rf"(?:does not exceed|doesn't exceed|will not exceed|not exceed|is at most|is not greater than|"
+    rf"is less than or equal to|≤|<)\s*({_NUM})", re.I)
+
+
+def sum_bound(text: str) -> Optional[float]:
+    """The bound on a quantity summed over all test cases of a file ("the sum of n over all
+    test cases does not exceed 2*10^5", "\\sum n \\le 10^6"), or None."""
+    t = re.sub(r"\\sum\b", " sum of ", normalize(text))
+    m = _SUM.search(t)
+    if m:
+        return parse_number(m.group(2))
+    m = re.search(rf"sum of\s+({_NAME})\s*(?:over all [a-z ]+)?\s*(≤|<)\s*({_NUM})", t, re.I)
+    if m and re.search(r"test ?cases?|\bcases\b", t, re.I):
+        hi = parse_number(m.group(3))
+        return None if hi is None else hi - (1 if m.group(2) == "<" else 0)
+    return None
+
+
 def alphabet_hint(text: str) -> Optional[str]:
     """'only letters a-z' / 'lowercase letters' / 'uppercase' / 'digits' → an alphabet."""
     t = normalize(text).lower()
@@ -123,13 +144,25 @@ _TOL = re.compile(r"(absolute|relative)\s+(or|and|/)?\s*(relative|absolute)?\s*(
                   r"[^.]{0,80}?(10\s*\^\s*\{?\s*-\s*(\d+)\s*\}?|1e-(\d+))", re.I | re.S)
 
 
+_POW = r"(?:10\s*\^\s*\{?\s*-\s*(\d+)\s*\}?|1e-(\d+))"
+# "an error of at most 10^-6", "precision of 1e-9", "accurate to within 10^{-4}", "within 10^-6 of the answer"
+_TOL_WORDS = re.compile(rf"\b(?:error|precision|accuracy|tolerance|accurate|differ\w*)\b[^.]{{0,40}}?"
+                        rf"(?:at most|up to|less than|not exceed\w*|within|smaller than|no more than|≤|<=|of)\s*{_POW}"
+                        rf"|\bwithin\s+{_POW}\s+(?:of|from)\b", re.I | re.S)
+
+
 def stated_tolerance(text: str) -> Optional[float]:
     """The output tolerance a statement grants ("an absolute or relative error of at most
-    $10^{-6}$", "within 1e-4 absolute error"), or None when it states none."""
+    $10^{-6}$", "within 1e-4 absolute error", "a precision of 10^{-9}"), or None when it states none."""
     t = text.replace("$", " ").replace("\\", " ")
     m = _TOL.search(t)
     if not m:
-        return None
+        w = _TOL_WORDS.search(t)
+        exp = next((g for g in (w.groups() if w else ()) if g), None)
+        try:
+            return 10.0 ** -int(exp) if exp is not None else None
+        except ValueError:
+            return None
     exp = m.group(6) or m.group(7)
     try:
         return 10.0 ** -int(exp)

@@ -23,8 +23,7 @@ import time
 from collections import Counter
 from typing import Any, Callable, Optional
 
-from .batch import _bar, _Writer, finished_ids
-from .problem import iter_records
+from .batch import ResultLog, _Writer, finished_ids, select_todo
 
 # A node's actor runs this many jail uids apart from the next one's (several Ray nodes on one
 # machine, as in tests, must not share program uids).
@@ -230,67 +229,27 @@ class ActorPool:
         self.actors = {}
 
 
-def select_todo(problems_path: str, out_path: str, limit: Optional[int], only: Optional[set[str]]):
-    """The problems not yet in the output (the resume rule of ``testgen.batch``)."""
-    done = finished_ids(out_path)
-    todo, bad = [], []
-    seen = 0
-    for no, rec, err in iter_records(problems_path):
-        if limit is not None and seen >= limit:
-            break
-        seen += 1
-        if err is not None or rec is None:
-            bad.append(err or f"line {no}: unreadable")
-            continue
-        pid = rec.get("id") if rec.get("id") is not None else rec.get("task_id")
-        if pid is None:
-            bad.append(f"line {no}: record has no id")
-            continue
-        if (only is not None and str(pid) not in only) or str(pid) in done:
-            continue
-        todo.append(rec)
-    return done, todo, bad
-
-
 def run_batch_ray(ray: Any, problems_path: str, out_path: str, runner_spec: dict[str, Any], settings: Any, *,
                   limit: Optional[int] = None, only: Optional[set[str]] = None, progress: bool = True,
                   per_node: Optional[int] = None, abort_after: int = 3) -> dict[str, Any]:
     """``testgen.batch.run_batch`` over a Ray cluster; the same summary."""
     done, todo, bad = select_todo(problems_path, out_path, limit, only)
-    summary: dict[str, Any] = {"skipped_done": len(done), "todo": len(todo), "bad_lines": bad,
-                               "status": Counter(), "tests": 0, "problems": [], "aborted": None}
     pool = ActorPool(ray, runner_spec, per_node)
-    writer = _Writer(out_path)
-    bar = _bar(len(todo)) if progress else None
+    log = ResultLog(out_path, done, todo, bad, progress, abort_after)
     settings_ref = ray.put(settings)
     per_node: Counter = Counter()
-    streak = 0
     t0 = time.monotonic()
     try:
         for rec, out, nid in pool.map_unordered(todo, lambda a, r: a.synthesize.remote(r, settings_ref)):
             per_node[nid] += 1
-            if isinstance(out, BaseException):
-                out = dict(rec, tests=[], testgen={"status": "failed", "reason": f"{type(out).__name__}: {out}"})
-            writer.write(out)
-            st = out.get("testgen", {})
-            summary["status"][st.get("status", "?")] += 1
-            summary["tests"] += len(out.get("tests") or [])
-            summary["problems"].append({"id": out.get("id", out.get("task_id")), "status": st.get("status"),
-                                        "tests": len(out.get("tests") or []), "reason": st.get("reason")})
-            if bar:
-                bar.advance(str(out.get("id", "")), st.get("status", "?"))
-            streak = streak + 1 if st.get("status") == "sandbox_error" else 0
-            if streak >= abort_after:
-                summary["aborted"] = f"stopped after {streak} sandbox errors in a row: {st.get('reason')}"
+            log.record(rec, out)
+            if log.aborted:
                 break
     finally:
-        writer.close()
-        if bar:
-            bar.close()
+        summary = log.close()
         summary["per_node"] = dict(per_node)  # problems finished by each node
         summary["nodes_lost"] = len(pool.lost_nodes)
         pool.close()
-    summary["status"] = dict(summary["status"])
     summary["elapsed_s"] = round(time.monotonic() - t0, 3)
     return summary
 

@@ -17,7 +17,6 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
-from sandbox.compare import values_equal
 from sandbox.models import Limits, RunRequest, RunResult, TestCase, Verdict
 
 from .harness import driver_source, job_stdin, parse_stream
@@ -105,7 +104,7 @@ def judge_request(problem: Problem, prog: Program, tests: list[TestCase]) -> Run
     fn = bool(tests) and tests[0].is_function
     code, entry = problem.runnable(prog.code) if fn else (prog.code, None)
     return RunRequest(language=prog.language, code=code, tests=tests, limits=problem.limits,
-                      compare=problem.compare if not fn else "whitespace", float_tol=problem.float_tol,
+                      compare=problem.compare, float_tol=problem.float_tol,
                       entry_point=entry, stop_on_first_failure=True)
 
 
@@ -121,7 +120,7 @@ def batched_request(problem: Problem, prog: Program, tests: list[TestCase]) -> R
                                     output_kb=32768, processes=lim.processes))
 
 
-def batched_verdict(res: RunResult, tests: list[TestCase], tol: float) -> Optional[bool]:
+def batched_verdict(res: RunResult, tests: list[TestCase], problem: Problem) -> Optional[bool]:
     """True: every call returned the expected value; False: some call failed or differed;
     None: the run was cut short for reasons the engine's per-call mode would judge differently."""
     if res.verdict == Verdict.SE or not res.tests:
@@ -132,7 +131,7 @@ def batched_verdict(res: RunResult, tests: list[TestCase], tol: float) -> Option
     for r, t in zip(got, tests):
         if r is None:
             return None  # killed mid-way (memory, a C-level loop): let the engine judge it
-        if not r.ok or not values_equal(r.value, t.expected, tol):
+        if not r.ok or not problem.values_equal(r.value, t.expected):
             return False
     return True
 
@@ -172,8 +171,8 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
         except ProblemError as e:
             score.note, score.judged = f"problem not usable: {e}", False
             continue
-        if problem.unsupported:
-            score.note, score.judged = problem.unsupported, False
+        if problem.unsupported or problem.unjudgeable:
+            score.note, score.judged = problem.unsupported or problem.unjudgeable, False
             continue
         if not tests:
             status = (rec.get("testgen") or {}).get("status") if tests_field == "tests" else None
@@ -215,7 +214,7 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
                 decided.append(None)
                 continue
             if req.entry_point is None and problem.is_function:  # batched through the harness
-                v = batched_verdict(out, tests, problem.float_tol)
+                v = batched_verdict(out, tests, problem)
                 if v is None:
                     retry.append(k)
                 decided.append(v)

@@ -8,7 +8,7 @@ alarm as a per-call time limit, and streams one JSON line per call. A chunk that
 sandbox kills (memory, a C-level loop the alarm cannot break) still leaves the lines
 written so far; the caller resumes after the call that was running.
 
-Values are encoded exactly like the engine's own function-call driver, so "equal here"
+Entries are called and values encoded by the engine's own function-call code (``sandbox/leetcode.py``), so "equal here"
 means "equal to the judge". The final suite is re-checked through the engine's real
 function-call mode anyway (see ``validate.confirm_function_suite``).
 """
@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any, Optional
+
+from sandbox.function_call import LEETCODE_SOURCE
 
 SENTINEL = "\x1e@@testgen@@"
 
@@ -30,20 +32,6 @@ class _Timeout(BaseException):
 def _alarm(signum, frame):
     raise _Timeout()
 signal.signal(signal.SIGALRM, _alarm)
-def _enc(v):
-    if v is None or isinstance(v, (bool, int, float, str)):
-        return v
-    if isinstance(v, (list, tuple)):
-        return [_enc(x) for x in v]
-    if isinstance(v, (set, frozenset)):
-        items = [_enc(x) for x in v]
-        try:
-            return sorted(items)
-        except TypeError:
-            return items
-    if isinstance(v, dict):
-        return {(k if isinstance(k, str) else json.dumps(_enc(k))): _enc(x) for k, x in v.items()}
-    return repr(v)
 _job = json.loads(sys.stdin.read())
 sys.stdin = io.StringIO("")
 _limit = float(_job["time_s"])
@@ -56,8 +44,10 @@ sys.modules["solution"] = _mod
 _sink = io.StringIO()
 sys.stdout = _sink
 try:
-    exec(compile(_SOURCE, "/prog/solution.py", "exec"), _mod.__dict__)
-    _fn = getattr(_mod, _ENTRY)
+    lc_prepare(_mod.__dict__, _ENTRY)
+    exec(compile(_SOURCE, "/prog/solution.py", "exec", dont_inherit=True), _mod.__dict__)
+    _call = lc_resolve(_mod.__dict__, _ENTRY)
+    _classes = lc_node_classes(_mod.__dict__)
 except BaseException as _e:
     _out.write(_SENT + json.dumps({"load": type(_e).__name__ + ": " + str(_e)[:200]}) + "\n")
     _out.flush()
@@ -70,14 +60,14 @@ for _i, _raw in enumerate(_job["inputs"]):
     _w0 = time.monotonic()
     try:
         signal.setitimer(signal.ITIMER_REAL, _limit * 1.2 + 0.05)
-        _res = _fn(*_args)
+        _res = _call(_args)
         signal.setitimer(signal.ITIMER_REAL, 0)
         _dt = time.process_time() - _t0
         if _dt > _limit:
             _rec = {"i": _i, "s": "TLE", "t": _dt}
         else:
             try:
-                _rec = {"i": _i, "s": "OK", "v": _enc(_res), "t": _dt}
+                _rec = {"i": _i, "s": "OK", "v": lc_encode(_res, _classes), "t": _dt}
                 _line = json.dumps(_rec)
             except (ValueError, TypeError, RecursionError) as _e:
                 _rec = {"i": _i, "s": "BADVALUE", "e": type(_e).__name__, "t": _dt}
@@ -110,8 +100,10 @@ for _i, _raw in enumerate(_job["inputs"]):
 
 
 def driver_source(solution_code: str, entry_point: str) -> str:
-    """The program to send to the sandbox: the driver with the solution embedded as a string."""
-    return f"_SOURCE = {solution_code!r}\n_ENTRY = {entry_point!r}\n" + DRIVER
+    """The program to send to the sandbox: the driver with the solution embedded as a string,
+    after the engine driver's own LeetCode support (``Class.method``, ListNode/TreeNode, the
+    encoding of values: ``sandbox/leetcode.py``)."""
+    return f"_SOURCE = {solution_code!r}\n_ENTRY = {entry_point!r}\n" + LEETCODE_SOURCE + "\n" + DRIVER
 
 
 def job_stdin(inputs: list[list[Any]], time_s: float, stop_on_error: bool = False, max_timeouts: int = 0) -> str:

@@ -25,17 +25,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from sandbox.compare import compare_output
 from sandbox.models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, Verdict
 
+from .answers import several_answers
 from .candidates import Candidate
-from .problem import InputValidator, Problem
+from .entry import split_entry
+from .problem import InputValidator, Problem, Program
 from .runner import Runner
 
 GEN_LIMITS = Limits(time_s=5, memory_mb=512, output_kb=8192)
 PER_FAMILY = 20
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
-_NOT_UNIQUE = re.compile(r"any (?:one )?of them|if there are (?:several|multiple)|any valid|in any order|"
-                         r"any (?:such|correct) (?:answer|solution)", re.I)
 
 
 @dataclass
@@ -261,7 +262,7 @@ def _generator(problem: Problem, runner: Runner, cfg: LLMConfig, family: str, va
                                                f"e.g. {_input_of(cands[rej[0]])[:300]!r}")
                 if err is None:
                     share = _gold_disagreement(problem, runner, cands, count_disagree=problem.has_checker or
-                                               not _NOT_UNIQUE.search(problem.statement))
+                                               several_answers(problem.statement) is None)
                     if share > 0.5:
                         err = ("disagreement", f"the reference solutions crash or disagree on {share:.0%} of your "
                                                "inputs, so they are probably outside the constraints")
@@ -288,7 +289,7 @@ def _generator(problem: Problem, runner: Runner, cfg: LLMConfig, family: str, va
 def _needs_checker(problem: Problem, runner: Runner, cands: list[Candidate]) -> bool:
     if problem.is_function or problem.has_checker:
         return False
-    if _NOT_UNIQUE.search(problem.statement):
+    if several_answers(problem.statement) is not None:  # the statement's words (testgen/answers.py)
         return True
     return bool(cands) and _gold_disagreement(problem, runner, cands[:10]) > 0.2 and len(problem.gold) > 1
 
@@ -346,6 +347,73 @@ def _checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candi
         st["requests"] += conv.requests
 
 
+# ---------------------------------------------------------------- brute force (one gold)
+
+
+def _seed_disagreement(problem: Problem, runner: Runner, code: str) -> Optional[tuple[str, str]]:
+    """How a brute force fails the examples (their expected answers, else the gold's), or None."""
+    from .execute import FnProgram, StdioProgram, call_function, run_stdio
+
+    gold = problem.gold[0]
+    if problem.is_function:
+        args = [s["args"] for s in problem.seeds]
+        brute, ref = call_function(runner, [FnProgram(*problem.runnable(code)), FnProgram(*problem.runnable(gold.code))],
+                                   args, problem.limits)
+        for i, (b, g) in enumerate(zip(brute, ref)):
+            want = problem.seeds[i]["expected"] if "expected" in problem.seeds[i] else g.value
+            if not b.ok:
+                return "crash", f"on the arguments {json.dumps(args[i])[:300]} it ended with {b.status} {b.error}"
+            if not problem.values_equal(b.value, want):
+                return "disagreement", (f"on the arguments {json.dumps(args[i])[:300]} it returned "
+                                        f"{json.dumps(b.value)[:200]}, the right answer is {json.dumps(want)[:200]}")
+        return None
+    stdins = [s["stdin"] for s in problem.seeds]
+    brute_res, gold_res = run_stdio(runner, [StdioProgram("python", code), StdioProgram(gold.language, gold.code)],
+                                    stdins, problem.limits)
+    fail = _first_failure(brute_res)
+    if fail:
+        return fail
+    mode = problem.compare if isinstance(problem.compare, str) else "whitespace"
+    for i, (b, g) in enumerate(zip(brute_res.tests, gold_res.tests)):
+        want = problem.seeds[i].get("expected_stdout", g.stdout)
+        if not compare_output(mode, b.stdout, want, problem.float_tol):
+            return "disagreement", (f"on the input {stdins[i][:300]!r} it printed {b.stdout[:200]!r}, the right "
+                                    f"answer is {want[:200]!r}")
+    return None
+
+
+def _brute_force(problem: Problem, runner: Runner, cfg: LLMConfig, st: dict[str, Any]) -> Optional[Program]:
+    """A slow, obviously correct solution that cross-checks a single gold on small inputs."""
+    if problem.is_function:
+        cls, meth = split_entry(problem.entry_point or "")
+        what = (f"a class `{cls}` with the method `{meth}`" if cls else f"a Python 3 function named `{meth}`")
+    else:
+        what = "a Python 3 program that reads the input from stdin and prints the answer"
+    conv = Conversation(cfg)
+    prompt = (_describe(problem) + f"\n\nWrite {what} that solves the problem in the simplest, most obviously "
+              "correct way: brute force or exhaustive search is welcome, speed does not matter (it only runs on "
+              "small inputs). Answer with one ```python block.")
+    st["brute_force"] = {"status": "failed"}
+    try:
+        text = conv.ask(prompt)
+        for rnd in range(cfg.rounds + 1):
+            code = extract_code(text)
+            err = ("format", "no ```python code block in your answer") if code is None else \
+                _seed_disagreement(problem, runner, code)
+            if err is None and code is not None:
+                st["brute_force"] = {"status": "ok", "rounds": rnd}
+                return Program(language="python", code=code, name="llm-brute-force")
+            st["errors"].append({"program": "brute-force", "round": rnd, "type": err[0], "detail": err[1][:300]})
+            if rnd == cfg.rounds:
+                break
+            text = conv.ask(f"Error ({err[0]}): {err[1]}\nFix the program. Answer with one ```python block.")
+    except LLMError as e:
+        st["errors"].append({"program": "brute-force", "type": "llm", "detail": str(e)[:300]})
+    finally:
+        st["requests"] += conv.requests
+    return None
+
+
 def llm_candidates(problem: Problem, runner: Runner, cfg: LLMConfig, seed: int = 0
                    ) -> tuple[list[Candidate], dict[str, Any], Optional[InputValidator]]:
     """Inputs from LLM-written generators, the stats of the exchange, and the validator (if one passed)."""
@@ -356,4 +424,8 @@ def llm_candidates(problem: Problem, runner: Runner, cfg: LLMConfig, seed: int =
         cands += _generator(problem, runner, cfg, family, validator, st)
     if _needs_checker(problem, runner, cands):
         _checker(problem, runner, cfg, cands, st)
+    if len(problem.gold) == 1 and not problem.has_checker:  # one gold is not trusted blindly
+        brute = _brute_force(problem, runner, cfg, st)
+        if brute is not None:
+            problem.referees.append(brute)
     return cands, st, validator

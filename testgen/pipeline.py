@@ -60,7 +60,7 @@ def _describe_model(model: Any) -> str:
 # with an input validator: its inputs are in the domain by definition.
 QUARANTINE_SHARE = 0.3
 QUARANTINE_MIN = 5
-OUT_OF_DOMAIN = ("gold_disagree",)
+OUT_OF_DOMAIN = ("gold_disagree", "referee_disagree")
 
 
 def quarantine(cands: list[Any], kept: list[Any], n_gold: int, has_validator: bool = False
@@ -123,6 +123,7 @@ def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[
 def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any], extra: dict[str, Any]
          ) -> list[dict[str, Any]]:
     problem = load_problem(rec)
+    loaded_compare = rec.get("compare")
     stats["io"] = problem.io
     if problem.unsupported:
         stats["status"], stats["reason"] = "unsupported", problem.unsupported
@@ -156,6 +157,11 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
             ch = problem.compare.checker  # type: ignore[union-attr]
             extra["checker"] = {"language": ch.language, "code": ch.code, "protocol": ch.protocol}
         stats["llm"] = llm_stats
+    if problem.unjudgeable:
+        # several right answers and no checker (none given, none from the LLM): skipped, never
+        # judged by one gold's choice
+        stats["status"], stats["reason"] = "unsupported", problem.unjudgeable
+        return []
     if not cands:
         raise ProblemError(model_error or "no candidate inputs could be generated")
     stats["generated"] = dict(Counter(c.family for c in cands))
@@ -169,12 +175,20 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
                                                                                      else st.stdio_slack)
     dropped.update(val.dropped)
     stats["gold"] = [vars(g) for g in val.gold]
-    if val.notes:
-        stats["notes"] = val.notes
+    if val.notes or problem.notes:
+        stats["notes"] = problem.notes + val.notes
     if val.error:
         stats["dropped"] = dict(dropped)
         raise ProblemError(val.error)
-    kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold), bool(problem.validators))
+    if problem.compare == "unordered":
+        stats["answers"] = "any order"
+    if isinstance(problem.compare, str) and problem.compare != (loaded_compare or "whitespace"):
+        # validation learnt how answers compare (any order; numbers printed to other digits):
+        # judges must compare the same way, so the suite record says so (engine compare modes)
+        extra["compare"] = problem.compare
+        extra["float_tol"] = problem.float_tol
+    kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold) + len(problem.referees),
+                                bool(problem.validators))
     if narrowed:
         stats["narrowed"] = narrowed
         dropped["quarantined"] += len(val.kept) - len(kept)

@@ -18,7 +18,9 @@ from sandbox.errors import UnknownLanguage
 from sandbox.languages import get_language
 from sandbox.models import Checker, CheckerCompare, Compare, Limits
 
+from .answers import several_answers
 from .constraints import stated_tolerance
+from .ctd import ctd_to_python
 from .entry import ENTRY_RE
 
 
@@ -61,6 +63,14 @@ class Problem(BaseModel):
     heldout_incorrect: list[Program] = Field(default_factory=list)
     # Set when the pipeline cannot handle this problem (interactive, no runnable gold...).
     unsupported: Optional[str] = None
+    # What the problem's own material could not be used for (a .ctd validator not converted, ...)
+    notes: list[str] = Field(default_factory=list)
+    # Several right answers that only a checker can judge: why, when the problem has none (an LLM
+    # may still write one; without it the problem is skipped with this reason)
+    needs_checker: Optional[str] = None
+    # Cross-checks of a single gold (an LLM-written brute force): run on the small inputs; an
+    # input where one finishes and disagrees with the gold is dropped (testgen/validate.py)
+    referees: list[Program] = Field(default_factory=list)
 
     @property
     def is_function(self) -> bool:
@@ -72,9 +82,20 @@ class Problem(BaseModel):
 
         return runnable(code, self.entry_point or "")
 
+    def values_equal(self, got: Any, want: Any) -> bool:
+        """Function values equal under the problem's comparison (``unordered``: in any order)."""
+        from sandbox.compare import values_equal, values_equal_unordered
+
+        return (values_equal_unordered if self.compare == "unordered" else values_equal)(got, want, self.float_tol)
+
     @property
     def has_checker(self) -> bool:
         return isinstance(self.compare, CheckerCompare)
+
+    @property
+    def unjudgeable(self) -> Optional[str]:
+        """Why no suite of this problem can judge programs (several answers, no checker), or None."""
+        return None if self.has_checker else self.needs_checker
 
 
 _EXT_LANGUAGE = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c": "c", ".java": "java",
@@ -198,7 +219,7 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     if rec.get("interactive"):
         return "whitespace", tol, "interactive problems are not supported"
     compare = rec.get("compare")
-    if compare in ("exact", "whitespace", "float"):
+    if compare in ("exact", "whitespace", "float", "unordered"):
         return compare, float(rec.get("float_tol", tol)), None
     stated = stated_tolerance(str(rec.get("statement") or ""))
     if stated is not None:  # "absolute or relative error of at most 10^-6": compare as floats
@@ -206,9 +227,10 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     return "whitespace", tol, None
 
 
-def _validators_of(rec: dict[str, Any]) -> list[InputValidator]:
+def _validators_of(rec: dict[str, Any], notes: Optional[list[str]] = None) -> list[InputValidator]:
     files = _source_files(rec.get("input_validators"))
     out: list[InputValidator] = []
+    notes = [] if notes is None else notes
     groups: dict[str, dict[str, str]] = {}
     for path, text in files.items():
         groups.setdefault(str(PurePosixPath(path).parent), {})[path] = text
@@ -217,6 +239,12 @@ def _validators_of(rec: dict[str, Any]) -> list[InputValidator]:
             lang = _EXT_LANGUAGE.get(PurePosixPath(path).suffix.lower())
             if lang == "python":
                 out.append(InputValidator(language="python", code=text, name=path))
+            elif PurePosixPath(path).suffix.lower() == ".ctd":
+                code, why = ctd_to_python(text)
+                if code is None:
+                    notes.append(f"inputs not validated by checktestdata {path}: {why}")
+                else:
+                    out.append(InputValidator(language="python", code=code, accept_exit=42, name=path))
             elif lang in ("c", "cpp") and re.search(r"\bint\s+main\s*\(|\bvoid\s+run\s*\(", text):
                 # (validator.h style: main() lives in the header that gets inlined)
                 out.append(InputValidator(language=lang, code=inline_includes(text, group), name=path))
@@ -275,20 +303,32 @@ def load_problem(rec: dict[str, Any]) -> Problem:
     if io == "function" and not (isinstance(entry, str) and ENTRY_RE.match(entry)):
         raise ProblemError("function problem without a valid entry_point (a name, or Class.method)")
     compare, tol, unsupported = _compare_of(rec)
+    statement = str(rec.get("statement") or rec.get("prompt") or "")
     if io == "function":
         atol = rec.get("atol")
-        stated = stated_tolerance(str(rec.get("statement") or rec.get("prompt") or ""))
+        stated = stated_tolerance(statement)
         tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else (stated or 1e-6)
-        compare = "whitespace"
+        compare = "unordered" if rec.get("compare") == "unordered" else "whitespace"
+    answers = several_answers(statement)
+    needs_checker: Optional[str] = None
+    if answers is not None and not isinstance(compare, CheckerCompare) and unsupported is None:
+        kind, words = answers
+        if kind == "order":
+            compare = "unordered"
+        elif rec.get("compare") != "unordered":
+            needs_checker = (f"several right answers (the statement says {words!r}) and no checker to judge them: "
+                             f"comparing with one gold's answer would fail correct programs")
+    notes: list[str] = []
     gold = _programs(rec.get("gold_solutions"))
     if not gold and unsupported is None:
         unsupported = "no gold solution"
     return Problem(
-        id=str(pid), io=io, statement=str(rec.get("statement") or rec.get("prompt") or ""),
+        id=str(pid), io=io, statement=statement,
         entry_point=entry if io == "function" else None, gold=gold, seeds=_seeds_of(rec, io),
-        limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec),
+        limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec, notes),
         heldout_correct=_programs(rec.get("heldout_correct")),
-        heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported,
+        heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported, notes=notes,
+        needs_checker=needs_checker,
     )
 
 

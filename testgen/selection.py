@@ -12,7 +12,6 @@ The order of the result is the order of choice: strongest tests first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from sandbox.compare import values_equal
 from sandbox.models import Verdict
 
 from .candidates import Candidate
@@ -75,7 +74,7 @@ def kill_matrix(problem: Problem, golds: list[Program], cands: list[Candidate], 
             for ci, r in enumerate(row):
                 if r.status in ("SE", "SKIP", "LOST"):
                     continue  # no evidence either way
-                if not r.ok or not values_equal(r.value, cands[ci].expected, problem.float_tol):
+                if not r.ok or not problem.values_equal(r.value, cands[ci].expected):
                     km.kills[ci].add(mi)
     else:
         _stdio_kills(problem, ms, cands, runner, km)

@@ -7,7 +7,9 @@ one of a few common layouts, checked against every sample:
 * ``fixed``     - the same lines and token kinds every time;
 * ``counted``   - a header line holding N, then N rows of the same shape;
 * ``list``      - a header line holding N, then one line of N tokens;
-* ``repeat``    - rows of the same shape until end of file.
+* ``repeat``    - rows of the same shape until end of file;
+* ``cases``     - a line with T, then T test cases of one of the layouts above (``cases.py``),
+  the sum of their sizes within the statement's bound.
 
 Value ranges, row counts and word lengths come from the statement's constraints where
 they fit the samples, else from the samples themselves. When no layout fits, the model
@@ -22,6 +24,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import Range, alphabet_hint, extract, says_no_input
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
@@ -140,6 +143,7 @@ class StdioModel:
     token_slots: dict[str, Slot] = field(default_factory=dict)
     count_offset: int = 0  # counted: rows = header[count_at] + count_offset (a tree: n, then n-1 edges)
     structure: Structure = field(default_factory=Structure)
+    cases: Optional["Cases"] = None  # shape "cases": the inner layout and the sum bound
 
     # ------------------------------------------------------------------ inference
 
@@ -154,9 +158,12 @@ class StdioModel:
             raise ValueError("no sample inputs to infer an input model from")
         if all(not any(t) for t in toks):
             return cls(shape="empty", seeds=toks)
-        m = (_try_fixed(toks) or _try_counted(toks) or _try_list(toks) or _try_repeat(toks)
-             or cls(shape="tokens"))
+        m = (_try_fixed(toks) or _try_counted(toks) or _try_list(toks) or infer_cases(toks, statement)
+             or _try_repeat(toks) or cls(shape="tokens"))
         m.seeds = toks
+        if m.shape == "cases":
+            fit_cases(m, ranges, alpha, statement)
+            return m
         if m.shape == "counted":
             m.structure = detect([t[0] for t in toks], [t[1:] for t in toks], tuple(sl.kind for sl in m.row),
                                  statement, m.count_at)
@@ -253,7 +260,10 @@ class StdioModel:
     def _render(self, lines: list[list[str]]) -> str:
         return "".join(" ".join(ln) + "\n" for ln in lines)
 
-    def _one(self, kind: str, rng: random.Random, i: int) -> Optional[str]:
+    def _one(self, kind: str, rng: random.Random, i: int, n: Optional[int] = None) -> Optional[str]:
+        """One input of family ``kind``; ``n`` fixes the count (a test case of a ``cases`` file)."""
+        if self.shape == "cases":
+            return mutate_cases(self, rng) if kind == "mutation" else draw_cases(self, kind, rng, i)
         if kind == "mutation":
             return self._mutate(rng)
         if self.shape == "tokens":
@@ -263,7 +273,7 @@ class StdioModel:
         if self.shape == "fixed":
             header = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
             return self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)])
-        n = self._count(kind, rng, i)
+        n = self._count(kind, rng, i) if n is None else n
         if self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None):
             return self._structured(kind, rng, i, n)
         if self.shape == "counted" and self.count_offset:

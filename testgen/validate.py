@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from sandbox.compare import compare_output, values_equal
-from sandbox.models import Limits, RunRequest, RunResult, TestCase, Verdict
+from sandbox.compare import compare_output, values_equal, values_equal_unordered
+from sandbox.models import Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
 
 from .candidates import Candidate, canonical_key
 from .execute import FnProgram, StdioProgram, call_function, run_stdio
@@ -97,14 +98,19 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     seed_expected = {canonical_key(s["args"]): s["expected"] for s in problem.seeds if "expected" in s}
     seeds_with_expected = [(i, c) for i, c in enumerate(cands) if c.family == "seed"]
     expected_of_seed = {i: seed_expected[c.key] for i, c in seeds_with_expected if c.key in seed_expected}
-    res = call_function(runner, [FnProgram(*problem.runnable(g.code)) for g in golds], inputs, problem.limits)
+    # One gold: it runs twice (its second run is a referee), so a gold whose answer changes from
+    # run to run (set order under hash randomization, time, randomness) cannot set the expected value.
+    rerun = len(golds) == 1
+    runs = golds + ([golds[0]] if rerun else [])
+    res = call_function(runner, [FnProgram(*problem.runnable(g.code)) for g in runs], inputs, problem.limits)
     se = _all_se_fn(res)
     if se:
         raise SandboxFailure(se)
     # broken gold: fails to load, or disagrees with a seed's expected value
     usable: list[int] = []
+    order_seed: list[int] = []  # golds that differ from a seed's expected value in order only
     rep_by_gold = [r for r in reports if r.status == "ok"]
-    for p, g in enumerate(golds):
+    for p, g in enumerate(golds):  # the second run of a single gold is judged with it, below
         row = res[p]
         load = next((r for r in row if r.status == "LOAD"), None)
         # the statement's own examples are valid inputs: a gold must run cleanly on all of them,
@@ -114,7 +120,13 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
             raise SandboxFailure(row[bad_seed].error or "sandbox error on a seed example")
         if bad_seed is None:
             bad_seed = next((i for i, exp in expected_of_seed.items()
-                             if not values_equal(row[i].value, exp, problem.float_tol)), None)
+                             if not problem.values_equal(row[i].value, exp)), None)
+            if bad_seed is not None and load is None and _order_only(row[bad_seed].value, expected_of_seed[bad_seed],
+                                                                      problem.float_tol) and all(
+                    values_equal_unordered(row[i].value, exp, problem.float_tol) for i, exp in expected_of_seed.items()):
+                order_seed.append(p)  # right up to order: usable if the answer's order turns out free
+                usable.append(p)
+                continue
         if load is not None:
             rep_by_gold[p].status, rep_by_gold[p].reason = "broken", f"does not load: {load.error}"
         elif bad_seed is not None:
@@ -127,13 +139,31 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     if not usable:
         out.error = "no gold solution passes the seed tests: " + "; ".join(f"{r.name}: {r.reason}" for r in reports)
         return out
-    out.usable_gold = [golds[p] for p in usable]
+    if rerun and 0 in usable:
+        usable.append(1)  # the second run: agreement and order evidence, never a gold of its own
+    _detect_order(problem, res, usable, order_seed, len(cands), out)
+    for p in order_seed:
+        if problem.compare != "unordered":
+            usable.remove(p)
+            rep_by_gold[p].status, rep_by_gold[p].reason = "broken", "fails a seed test (its answer's order differs)"
+    if rerun and 0 not in usable and 1 in usable:
+        usable.remove(1)
+    if not usable:
+        out.error = "no gold solution passes the seed tests: " + "; ".join(f"{r.name}: {r.reason}" for r in reports)
+        return out
+    out.usable_gold = [golds[p] for p in usable if p < len(golds)]
     limit = problem.limits.time_s
     valid, notes = _validator_verdicts(problem, [json.dumps(a) for a in inputs], runner)
     out.notes += notes
+    refereed = _referee_function(problem, inputs, runner)
     for i, c in enumerate(cands):
         rows = [res[p][i] for p in usable]
-        reason = _fn_drop_reason(rows, limit / slack, problem.float_tol) or (None if valid[i] else "validator_rejects")
+        reason = _fn_drop_reason(rows, limit / slack, problem) or (None if valid[i] else "validator_rejects")
+        if reason == "gold_disagree" and rerun:
+            reason = "gold_unstable"  # one gold, two runs, two answers
+        if not reason and any(r[i] is not None and r[i].ok and not problem.values_equal(r[i].value, rows[0].value)
+                              for r in refereed):
+            reason = "referee_disagree"
         if reason:
             out.dropped[reason] += 1
             c.meta["drop"] = reason
@@ -144,7 +174,78 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     return out
 
 
-def _fn_drop_reason(rows: list[CallResult], slow_s: float, tol: float) -> Optional[str]:
+def _order_only(a: Any, b: Any, tol: float) -> bool:
+    """Two lists that differ, but only in order."""
+    return (isinstance(a, list) and isinstance(b, list) and not values_equal(a, b, tol)
+            and values_equal_unordered(a, b, tol))
+
+
+# Gold disagreement that is only order, on at least this many inputs and on more inputs than
+# any other disagreement, makes the answer an unordered collection.
+ORDER_EVIDENCE_MIN = 2
+
+
+def _detect_order(problem: Problem, res: list[list[CallResult]], usable: list[int], order_seed: list[int],
+                  n: int, out: Validated) -> None:
+    """Judge ``unordered`` when the golds show it: their answers differ only in order."""
+    if problem.compare == "unordered" or len(usable) < 2 and not order_seed:
+        return
+    order_only = other = 0
+    for i in range(n):
+        rows = [res[p][i] for p in usable]
+        if not all(r.ok for r in rows):
+            continue
+        ref = rows[0].value
+        if all(values_equal(r.value, ref, problem.float_tol) for r in rows[1:]):
+            continue
+        if all(values_equal_unordered(r.value, ref, problem.float_tol) for r in rows[1:]):
+            order_only += 1
+        else:
+            other += 1
+    if (order_only >= ORDER_EVIDENCE_MIN and order_only > other) or (order_seed and order_only >= other):
+        problem.compare = "unordered"
+        out.notes.append(f"the golds' answers differ only in order on {order_only} inputs"
+                         + (f" (and {len(order_seed)} gold(s) on a seed example)" if order_seed else "")
+                         + ": answers are compared in any order")
+
+
+# A referee (a brute force that cross-checks a single gold) runs on the smallest inputs only,
+# with a short per-input limit; where it does not finish it says nothing.
+REFEREE_INPUTS = 60
+REFEREE_TIME_S = 1.0
+
+
+def _smallest(texts: list[str], k: int) -> list[int]:
+    return sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))[:k]
+
+
+def _referee_function(problem: Problem, inputs: list[Any], runner: Runner) -> list[list[Optional[CallResult]]]:
+    """Per referee, its result on each input (None where it did not run: not among the smallest)."""
+    out: list[list[Optional[CallResult]]] = []
+    if not problem.referees or not inputs:
+        return out
+    idx = _smallest([json.dumps(a) for a in inputs], REFEREE_INPUTS)
+    res = call_function(runner, [FnProgram(*problem.runnable(r.code)) for r in problem.referees],
+                        [inputs[i] for i in idx], problem.limits, call_time_s=min(REFEREE_TIME_S, problem.limits.time_s),
+                        max_timeouts=3)
+    for row in res:
+        full: list[Optional[CallResult]] = [None] * len(inputs)
+        for k, i in enumerate(idx):
+            full[i] = row[k]
+        out.append(full)
+    return out
+
+
+def _referee_stdio(problem: Problem, inputs: list[str], runner: Runner) -> list[tuple[int, TestResult]]:
+    """(input index, the referee's clean run) on the smallest inputs, for every referee."""
+    idx = _smallest(inputs, REFEREE_INPUTS // 2)
+    lim = problem.limits.model_copy(update={"time_s": min(REFEREE_TIME_S * 2, problem.limits.time_s)})
+    res = run_stdio(runner, [StdioProgram(r.language, r.code) for r in problem.referees], [inputs[i] for i in idx],
+                    lim)
+    return [(idx[k], t) for r in res for k, t in enumerate(r.tests[:len(idx)]) if t.verdict == Verdict.AC]
+
+
+def _fn_drop_reason(rows: list[CallResult], slow_s: float, problem: Problem) -> Optional[str]:
     for r in rows:
         if r.status == "TLE":
             return "gold_timeout"
@@ -160,7 +261,7 @@ def _fn_drop_reason(rows: list[CallResult], slow_s: float, tol: float) -> Option
     if not _finite(ref):
         return "nonfinite_output"
     for r in rows[1:]:
-        if not values_equal(r.value, ref, tol):
+        if not problem.values_equal(r.value, ref):
             return "gold_disagree"
     return None
 
@@ -172,7 +273,7 @@ def confirm_function_suite(problem: Problem, golds: list[Program], tests: list[C
         return tests, 0
     reqs = [RunRequest(language="python", code=problem.runnable(g.code)[0], entry_point=problem.runnable(g.code)[1],
                        tests=[TestCase(args=c.args, expected=c.expected) for c in tests], limits=problem.limits,
-                       float_tol=problem.float_tol) for g in golds]
+                       compare=problem.compare, float_tol=problem.float_tol) for g in golds]
     outs = runner.run_many(reqs)
     ok = [True] * len(tests)
     for o in outs:
@@ -233,6 +334,14 @@ def _stdio_golds(problem: Problem, runner: Runner) -> tuple[list[Program], list[
     return progs, reports
 
 
+INFERRED_TOLERANCE = 1e-6
+
+
+def _same_numbers(out: str, exp: str) -> bool:
+    """Outputs that differ as text but hold the same numbers (within 1e-6), some with decimals."""
+    return bool(re.search(r"\d\.\d", exp + out)) and compare_output("float", out, exp, INFERRED_TOLERANCE)
+
+
 def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 10.0) -> Validated:
     golds, reports = _stdio_golds(problem, runner)
     out = Validated(kept=[], gold=reports)
@@ -245,13 +354,16 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
                 if c.family == "seed" and (c.stdin or "") in by_stdin}
     limits = problem.limits
     # Round 1: every gold on every input, unjudged; outputs collected.
-    r1 = run_stdio(runner, [StdioProgram(g.language, g.code) for g in golds], inputs, limits)
+    # One gold runs twice (as for function problems): an answer that changes between runs is no answer.
+    rerun = len(golds) == 1
+    runs = golds + ([golds[0]] if rerun else [])
+    r1 = run_stdio(runner, [StdioProgram(g.language, g.code) for g in runs], inputs, limits)
     if r1 and all(r.verdict == Verdict.SE and all(t.verdict == Verdict.SE for t in r.tests) for r in r1):
         raise SandboxFailure(r1[0].message or (r1[0].tests[0].message if r1[0].tests else "") or "sandbox error")
     # Round 2 (checker problems): every gold judged by the checker against the first usable gold's output.
     rep_ok = [r for r in reports if r.status == "ok"]
     usable: list[int] = []
-    for p, res in enumerate(r1):
+    for p, res in enumerate(r1[:len(golds)]):
         if res.verdict == Verdict.CE:
             rep_ok[p].status, rep_ok[p].reason = "broken", "compile error: " + (res.compile.stderr[-300:]
                                                                                   if res.compile else "")
@@ -268,7 +380,14 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
             elif exp is not None and not problem.has_checker and not compare_output(
                     problem.compare if isinstance(problem.compare, str) else "whitespace", t.stdout, exp,
                     problem.float_tol):
-                bad = f"wrong answer on seed {i}"
+                if problem.compare == "whitespace" and _same_numbers(t.stdout, exp):
+                    # the example and the gold print the same numbers to different digits: the
+                    # judge must compare them as numbers (the statement's tolerance, or 1e-6)
+                    problem.compare, problem.float_tol = "float", INFERRED_TOLERANCE
+                    out.notes.append(f"seed {i}: the gold prints the example's numbers with other digits: "
+                                     f"outputs are compared as floats within {INFERRED_TOLERANCE:g}")
+                else:
+                    bad = f"wrong answer on seed {i}"
             if bad:
                 break
         if bad:
@@ -278,7 +397,9 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
     if not usable:
         out.error = "no gold solution passes the seed tests: " + "; ".join(f"{r.name}: {r.reason}" for r in reports)
         return out
-    out.usable_gold = [golds[p] for p in usable]
+    if rerun and 0 in usable and len(r1) > 1 and r1[1].tests:
+        usable.append(1)  # the second run: agreement only, never a gold of its own
+    out.usable_gold = [golds[p] for p in usable if p < len(golds)]
     ref = r1[usable[0]]
     reasons: list[Optional[str]] = [None] * len(inputs)
     slow = limits.time_s / slack
@@ -296,7 +417,7 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
                 reasons[i] = "gold_slow"
     expected = [t.stdout for t in ref.tests]
     if problem.has_checker:
-        r2 = run_stdio(runner, [StdioProgram(golds[p].language, golds[p].code) for p in usable], inputs, limits,
+        r2 = run_stdio(runner, [StdioProgram(runs[p].language, runs[p].code) for p in usable], inputs, limits,
                        expected=list(expected), compare=problem.compare, float_tol=problem.float_tol)
         for res in r2:
             for i, t in enumerate(res.tests):
@@ -311,9 +432,16 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
                     reasons[i] = "gold_disagree"
     valid, notes = _validator_verdicts(problem, inputs, runner)
     out.notes += notes
+    if problem.referees and not problem.has_checker:
+        mode = problem.compare if isinstance(problem.compare, str) else "whitespace"
+        for i, t in _referee_stdio(problem, inputs, runner):
+            if not reasons[i] and not compare_output(mode, t.stdout, expected[i], problem.float_tol):
+                reasons[i] = "referee_disagree"
     for i, c in enumerate(cands):
         if not reasons[i] and not valid[i]:
             reasons[i] = "validator_rejects"
+        if reasons[i] == "gold_disagree" and rerun:
+            reasons[i] = "gold_unstable"  # one gold, two runs, two answers
         if reasons[i]:
             out.dropped[reasons[i]] += 1
             c.meta["drop"] = reasons[i]

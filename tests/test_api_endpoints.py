@@ -95,6 +95,23 @@ def test_function_call_tests(http):
     assert res["verdict"] == "AC" and res["passed"] == 2
 
 
+def test_leetcode_method_entry_points(http):
+    code = ("class Solution:\n    def reverseList(self, head: Optional[ListNode]) -> Optional[ListNode]:\n"
+            "        prev = None\n        while head:\n            head.next, prev, head = prev, head, head.next\n"
+            "        return prev\n")
+    res = run(http, language="python", code=code, entry_point="Solution.reverseList",
+              tests=[{"args": [[1, 2, 3]], "expected": [3, 2, 1]}, {"args": [[]], "expected": []},
+                     {"args": [[1, 2]], "expected": [1, 2]}])
+    assert [t["verdict"] for t in res["tests"]] == ["AC", "AC", "WA"], res
+    items = [{"id": "m", "code": code, "language": "python", "entry_point": "Solution.reverseList", "tests": [{"args": [[1, 2]], "expected": [2, 1]}]}]
+    r = http.post("/v1/reward", json={"items": items})
+    assert r.status_code == 200 and r.json()["results"][0]["reward"] == 1.0, r.text
+    for bad in ("Solution.", ".f", "a.b.c", "Solution.two Sum", "os.system('x')"):
+        r = http.post("/v1/run", json={"language": "python", "code": code, "entry_point": bad,
+                                       "tests": [{"args": [], "expected": 1}]})
+        assert r.status_code == 422 and "entry_point" in r.text, (bad, r.text)
+
+
 def test_language_alias(http):
     assert run(http, language="py", code="print(1)")["verdict"] == "AC"
 

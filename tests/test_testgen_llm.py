@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from sandbox import Sandbox, SandboxConfig
+from testgen.evaluate import evaluate
 from testgen.llm import LLMConfig, extract_code
 from testgen.pipeline import Settings, synthesize
 from testgen.runner import LocalRunner
@@ -193,3 +194,39 @@ def test_extract_code_prefers_the_last_python_block():
     assert extract_code(text).strip() == "print(2)"
     assert extract_code("print(3)\n").strip() == "print(3)"
     assert extract_code("no code here, sorry") is None
+
+
+# One gold is not trusted blindly (issue 14, failure mode 4): the gold is off by 7e-5 on
+# multiples of 7 (the statement allows 1e-6); an LLM-written brute force cross-checks it on the
+# small inputs, and the inputs where it disagrees are dropped, so an exact program is accepted.
+THIRD = {"id": "third", "io": "stdio",
+         "statement": r"Print $x/3$ for an integer $x$ ($1 \le x \le 20$). Answers with an absolute or relative "
+                      r"error of at most $10^{-6}$ are accepted.",
+         "gold_solutions": [{"language": "python",
+                             "code": "x = int(input())\nprint(f'{x / 3 + (7e-5 if x % 7 == 0 else 0):.9f}')\n"}],
+         "seed_tests": [{"stdin": "3\n", "expected_stdout": "1.000000000\n"},
+                        {"stdin": "10\n", "expected_stdout": "3.333333333\n"}],
+         "heldout_correct": [{"language": "python", "code": "x = int(input())\nprint(round(x / 3, 8))\n"}],
+         "heldout_incorrect": [{"language": "python", "code": "x = int(input())\nprint(x // 3)\n"}]}
+THIRD_VALIDATOR = "import sys\nx = int(sys.stdin.read())\nsys.exit(0 if 1 <= x <= 20 else 1)"
+THIRD_GEN = "import sys, random\nprint(random.Random(int(sys.stdin.read())).randint(1, 20))"
+THIRD_CORNER = "import sys\nprint([1, 7, 14, 20, 2, 19, 6, 13][int(sys.stdin.read()) % 8])"
+THIRD_BRUTE_WRONG = "x = int(input())\nprint(x * 3)"
+THIRD_BRUTE = "x = int(input())\nprint(x / 3)"
+
+
+def test_one_gold_is_cross_checked_by_an_llm_brute_force(runner):
+    llm = ScriptedLLM([py(THIRD_VALIDATOR), py(THIRD_GEN), py(THIRD_CORNER), py(THIRD_BRUTE_WRONG), py(THIRD_BRUTE)])
+    try:
+        cfg = LLMConfig(url=llm.url, rounds=2, per_family=12)
+        out = synthesize(THIRD, runner, Settings(mutants=0, max_tests=30, min_tests=3, llm=cfg))
+    finally:
+        llm.close()
+    tg = out["testgen"]
+    assert tg["status"] == "ok", tg
+    assert "brute force" in llm.last_user(3) and "Error (disagreement)" in llm.last_user(4)
+    assert tg["llm"]["brute_force"] == {"status": "ok", "rounds": 1}
+    assert tg["dropped"].get("referee_disagree", 0) > 0, tg
+    assert all(int(t["stdin"]) % 7 for t in out["tests"])  # the gold's wrong answers are not in the suite
+    pool = evaluate([out], runner, mode="engine").pooled()
+    assert (pool["tpr"], pool["tnr"]) == (1.0, 1.0), pool
