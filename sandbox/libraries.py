@@ -41,7 +41,8 @@ for name in ("lodash", "typescript", "tsx", "jest", "esbuild"):
 out["javascript"] = node
 for lang, pkgs in (("java", {"javatuples": "libjavatuples-java", "junit5": "junit5"}),
                    ("perl", {"Test::Deep": "libtest-deep-perl", "Data::Compare": "libdata-compare-perl"}),
-                   ("go", {"testify": "golang-github-stretchr-testify-dev"})):
+                   ("go", {"testify": "golang-github-stretchr-testify-dev"}),
+                   ("lua", {"luaunit": "lua-unit"})):
     out[lang] = {k: v for k, v in ((k, deb(p)) for k, p in pkgs.items()) if v}
 print(json.dumps(out))
 '''

@@ -30,7 +30,7 @@ TOOLCHAIN_PACKAGES="golang-go ruby php-cli lua5.4 r-base-core racket iverilog mo
 # Libraries LLM-written code imports, as SandboxFusion's images have them (docs/api.md, "Libraries").
 LIBRARY_PACKAGES="golang-github-stretchr-testify-dev junit5 libjavatuples-java libtest-deep-perl
   python3-numpy python3-pandas python3-scipy python3-sortedcontainers python3-requests
-  python3-pytest python3-pytest-cov libdata-compare-perl"
+  python3-pytest python3-pytest-cov libdata-compare-perl lua-unit"
 # npm -g (Node's global modules, NODE_PATH in the jail) and pip (the system Python the jail runs).
 NPM_PACKAGES="lodash@4.17.21 typescript@5.6.3 tsx@4.19.2 jest@29.7.0 esbuild@0.23.1"
 PIP_PACKAGES="pytest-json-report==1.5.0 pytest-metadata==3.0.0"

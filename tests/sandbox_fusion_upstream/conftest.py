@@ -41,8 +41,6 @@ def sandbox_fusion_service():
 KNOWN_UNSUPPORTED = {
     "test_python.py::test_python_fetch_files":
         "writes /mnt/b: the jail's root is read-only, programs write only below /work and /tmp",
-    "test_lua.py::test_lua_assertion_success": "LuaUnit: no package registry reachable here provides it",
-    "test_lua.py::test_lua_assertion_error": "LuaUnit: no package registry reachable here provides it",
     "test_csharp.py::test_csharp_assertion_error":
         "Mono's Debug.Assert prints and carries on (unlike .NET); no .NET SDK is reachable here",
 }
