@@ -86,6 +86,7 @@ LIBRARIES: dict[str, str] = {
     "java": "import org.javatuples.Pair;\npublic class Main { public static void main(String[] a) {\n"
             "Pair<Integer, Integer> p = Pair.with(40, 2); System.out.println(p.getValue0() + p.getValue1()); } }\n",
     "perl": "use Test::Deep; use Data::Compare;\nprint((eq_deeply([1], [1]) && Compare(1, 1)) ? \"42\\n\" : \"0\\n\");\n",
+    "lua": "local lu = require('luaunit')\nlu.assertEquals(40 + 2, 42)\nprint(42)\n",
 }
 
 INSTALLED = detect_toolchains()
