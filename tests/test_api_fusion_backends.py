@@ -47,3 +47,16 @@ def test_each_test_gets_fresh_files(sandbox):
                                  fetch_files=["state.txt"]))
     assert [t.verdict for t in res.tests] == [Verdict.AC] * 3
     assert all(t.files == {"state.txt": _b64(b"dirty")} for t in res.tests)
+
+
+def test_mnt_is_writable_fetchable_and_fresh_for_every_run(sandbox):
+    # SandboxFusion's contract: a program may write /mnt and fetch it by its absolute path; an
+    # absolute path anywhere else is never read, and /mnt starts empty in every run.
+    code = ("import os\nprint(sorted(os.listdir('/mnt')))\nopen('/mnt/b', 'w').write('sauce')\n"
+            "open('a.txt', 'w').write('secret')\nos.symlink('/etc/passwd', '/mnt/leak')\n")
+    tests = [TestCase(expected_stdout="[]\n")] * 2
+    res = sandbox.run(RunRequest(language="python", code=code, tests=tests, limits=Limits(time_s=5),
+                                 fetch_files=["a.txt", "/mnt/b", "/work/a.txt", "/mnt/leak", "/etc/passwd"]))
+    assert [t.verdict for t in res.tests] == [Verdict.AC] * 2, res.tests
+    for t in res.tests:
+        assert t.files == {"a.txt": _b64(b"secret"), "/work/a.txt": _b64(b"secret"), "/mnt/b": _b64(b"sauce")}

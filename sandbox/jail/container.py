@@ -30,7 +30,7 @@ from . import kernel
 from .protocol import (
     F_BYTES, F_END, F_JOB, Facts, Job, Limits, frame, json_frame, read_frame, write_all,
 )
-from .fetch import read_beneath
+from .fetch import read_fetch
 from .protocol import FETCH_BYTES
 from .steps import credentials, safe_rel
 
@@ -43,8 +43,8 @@ HIDDEN_DEVICES = "/dev/.codetest-hidden"  # root-only: endless devices wait here
 ENDLESS_DEVICES = ("zero", "full", "random", "urandom", "tty")
 GVISOR_MAX_STACK = 128 << 20
 WORK = "/work"
-SCRATCH = ("/tmp", "/dev/shm", "/dev/mqueue")
-TMPFS_ACCOUNTED = ("/work", "/tmp", "/dev/shm")
+SCRATCH = ("/tmp", "/mnt", "/dev/shm", "/dev/mqueue")
+TMPFS_ACCOUNTED = ("/work", "/tmp", "/mnt", "/dev/shm")
 FETCHED = "\0fetched"            # _cleanup's key for the fetch files (no path has a NUL)
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -620,7 +620,7 @@ class ContainerBox:
                     meta["error"] = str(e)
             fetched: dict = {}
             if fetch is not None:  # as the program's uid, no link followed, bounded
-                fetched = read_beneath(WORK, fetch)
+                fetched = read_fetch({"work": WORK, "mnt": "/mnt"}, fetch)
             for d in (WORK,) + SCRATCH:
                 _wipe(d)
             try:

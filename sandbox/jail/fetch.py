@@ -80,3 +80,35 @@ def read_beneath(base, paths, limit: int = FETCH_BYTES) -> dict:
             for f in fds:
                 os.close(f)
     return out
+
+
+# Where a program may write, besides its work directory: fetch paths there are absolute.
+FETCH_ROOTS = {"/work/": "work", "/mnt/": "mnt"}
+
+
+def read_fetch(bases: dict, paths, limit: int = FETCH_BYTES) -> dict:
+    """``{path as asked: bytes}`` over the writable roots: ``bases`` maps ``work`` and ``mnt`` to
+    a folder's path or descriptor. A relative path is under the work directory; an absolute one
+    must be under ``/work/`` or ``/mnt/`` (anything else is left out). Bounded by ``limit``."""
+    plan: dict = {}
+    for raw in paths or ():
+        if not isinstance(raw, str):
+            continue
+        root, rel = "work", raw
+        if raw.startswith("/"):
+            root = next((r for p, r in FETCH_ROOTS.items() if raw.startswith(p)), None)
+            if root is None:
+                continue
+            rel = raw[len(next(p for p, r in FETCH_ROOTS.items() if r == root)):]
+        plan.setdefault(root, []).append((raw, rel))
+    out: dict = {}
+    left = limit
+    for root, items in plan.items():
+        if bases.get(root) is None:
+            continue
+        got = read_beneath(bases[root], [rel for _raw, rel in items], left)
+        for raw, rel in items:
+            if rel in got and raw not in out:
+                out[raw] = got[rel]
+                left -= len(got[rel])
+    return out

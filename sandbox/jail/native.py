@@ -24,7 +24,7 @@ import stat
 
 from . import cgroup as cgroups
 from . import kernel, steps
-from .fetch import read_beneath
+from .fetch import read_fetch
 from .kernel import (
     CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWUTS, MS_BIND, MS_NOATIME,
     MS_NODEV, MS_NODIRATIME, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_RELATIME, MS_REMOUNT, mount,
@@ -130,7 +130,7 @@ class NativeBox:
     def _build_skeleton(self) -> None:
         r = self.root
         mount("codetest", r, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
-        for d in ("proc", "dev", "tmp", "work", "prog", "etc", "run", ".oldroot", ".masks"):
+        for d in ("proc", "dev", "tmp", "mnt", "work", "prog", "etc", "run", ".oldroot", ".masks"):
             os.makedirs(os.path.join(r, d), exist_ok=True)
         for spec in self.cfg["binds"]:
             self._bind_ro(spec["src"], spec.get("dst", spec["src"]), dev=spec.get("dev", False))
@@ -247,12 +247,13 @@ class NativeBox:
         if job.fetch is not None and not job.work_dir:
             # Nothing of the program runs any more; its /work tmpfs is held open by the
             # descriptor its process sent before it became the program: read what it asked for.
-            work = _received_fd(channel)
-            if work is not None:
-                try:
-                    facts.files = read_beneath(work, job.fetch)
-                finally:
-                    os.close(work)
+            roots = _received_fds(channel)
+            try:
+                if roots:
+                    facts.files = read_fetch(dict(zip(("work", "mnt"), roots)), job.fetch)
+            finally:
+                for fd in roots:
+                    os.close(fd)
         if self.cg is not None:
             peak, oom, cpu = self.cg.stats()
             if peak:
@@ -285,11 +286,17 @@ class NativeBox:
             mount(None, work, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
         else:
             self._mount_work(lim)
-            if job.fetch is not None:  # the supervisor reads the files back from this descriptor
-                fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-                socket.send_fds(self.channel, [b"W"], [fd])
-                os.close(fd)
         mount("tmp", os.path.join(r, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
+        # /mnt: written by programs that expect a writable place there (SandboxFusion's tests do)
+        mnt = os.path.join(r, "mnt")
+        mount("mnt", mnt, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
+        if job.fetch is not None and not job.work_dir:
+            # The supervisor reads the files back through these descriptors after the program
+            # and its mount namespace are gone (they keep the two tmpfs readable).
+            fds = [os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) for d in (work, mnt)]
+            socket.send_fds(self.channel, [b"W"], fds)
+            for fd in fds:
+                os.close(fd)
         if job.work_dir:
             self._compile_dev()
         if job.program_dir:
@@ -347,12 +354,14 @@ class NativeBox:
         kernel.ipc_sweep()
 
 
-def _received_fd(channel):
-    """The descriptor the program's process sent on its channel, if any (never blocks)."""
+def _received_fds(channel) -> list:
+    """The descriptors the program's process sent on its channel (never blocks)."""
     try:
-        msg, fds = kernel.recv_fds(channel, 1, 1, block=False)
+        msg, fds = kernel.recv_fds(channel, 1, 2, block=False)
     except OSError:
-        return None
-    for extra in fds[1:]:
-        os.close(extra)
-    return fds[0] if msg == b"W" and fds else None
+        return []
+    if msg != b"W":
+        for fd in fds:
+            os.close(fd)
+        return []
+    return fds

@@ -39,8 +39,6 @@ def sandbox_fusion_service():
 # Upstream cases this service cannot pass here, each for a stated reason (see README.md beside
 # this file). They run and report XFAIL (XPASS once the reason is gone); the files stay unchanged.
 KNOWN_UNSUPPORTED = {
-    "test_python.py::test_python_fetch_files":
-        "writes /mnt/b: the jail's root is read-only, programs write only below /work and /tmp",
     "test_csharp.py::test_csharp_assertion_error":
         "Mono's Debug.Assert prints and carries on (unlike .NET); no .NET SDK is reachable here",
 }

@@ -93,6 +93,7 @@ class PoolContainer:
             tmpfs={
                 "/work": f"{tmpfs_opts},size={s.work_mb}m,uid={self.uid},gid={self.uid},mode=0755",
                 "/tmp": f"{tmpfs_opts},size={s.tmp_mb}m,mode=1777",
+                "/mnt": f"{tmpfs_opts},size={s.tmp_mb}m,mode=1777",
                 "/run/codetest": f"{tmpfs_opts},size={s.prog_cache_mb + 16}m,mode=0755",
             },
             shm_size=f"{s.shm_mb}m",
