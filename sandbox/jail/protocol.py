@@ -131,8 +131,9 @@ class Job:
     blobs: dict[str, bytes] = field(default_factory=dict)
     """Backend-specific named byte strings (Docker: program and work files with modes)."""
     fetch: Optional[list[str]] = None
-    """Paths relative to /work to read back once the program and everything it started have
-    ended (SandboxFusion's ``fetch_files``); they come back in ``Facts.files``. Names the
+    """Paths to read back once the program and everything it started have ended
+    (SandboxFusion's ``fetch_files``): relative to /work, or absolute under /work/ or /mnt/
+    (``fetch.read_fetch``; any other absolute path is left out); they come back in ``Facts.files``. Names the
     program controls: a path with ``..``, a NUL or nothing in it is skipped; no component may
     be a symlink (never followed); only regular files are read (a FIFO or device is skipped
     unopened); a missing file is left out. At most ``FETCH_BYTES`` bytes in all. Ignored when
