@@ -360,6 +360,10 @@ class ContainerBox:
         os.umask(0o022)
         os.makedirs(CACHE, mode=0o711, exist_ok=True)
         os.chmod(CACHE, 0o711)
+        try:  # the runtime may copy the image folder's mode onto the tmpfs (runc: 0755, root's)
+            os.chmod("/mnt", 0o1777)
+        except OSError:
+            pass
         os.makedirs(EMPTY, mode=0o755, exist_ok=True)
         self._point_prog(EMPTY)
         if os.path.isdir(HIDDEN_DEVICES):
