@@ -12,7 +12,7 @@ import json
 import re
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 # The driver is shipped as one file: the LeetCode support (``Class.method``, ListNode/TreeNode,
 # the encoding of values; shared with testgen's harness) and then the driver itself.

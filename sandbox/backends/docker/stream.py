@@ -15,7 +15,6 @@ import select
 import socket
 import struct
 import time
-from typing import Optional
 
 from ...jail import protocol
 
