@@ -21,6 +21,7 @@ SCRIPT = os.path.join(REPO, "scripts", "cgroup2-vm.sh")
 TIMEOUT = int(os.environ.get("CGROUP2_VM_TIMEOUT", "2400"))
 
 
+@pytest.mark.timeout(TIMEOUT + 600)  # the suite-wide per-test timeout is far shorter than a guest run
 def test_attack_suites_pass_on_a_cgroup_v2_guest(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("the guest shares the host root over 9p as root")
