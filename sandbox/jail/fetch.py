@@ -96,10 +96,10 @@ def read_fetch(bases: dict, paths, limit: int = FETCH_BYTES) -> dict:
             continue
         root, rel = "work", raw
         if raw.startswith("/"):
-            root = next((r for p, r in FETCH_ROOTS.items() if raw.startswith(p)), None)
-            if root is None:
+            prefix = next((p for p in FETCH_ROOTS if raw.startswith(p)), None)
+            if prefix is None:
                 continue
-            rel = raw[len(next(p for p, r in FETCH_ROOTS.items() if r == root)):]
+            root, rel = FETCH_ROOTS[prefix], raw[len(prefix):]
         plan.setdefault(root, []).append((raw, rel))
     out: dict = {}
     left = limit

@@ -5,14 +5,13 @@ crosses the boundary that is not declared here. Standard library only.
 
 One execution, seen from the host::
 
-    host ──Header (small, no job content)──►  jail server  ──fork──►  supervisor (fresh process)
-    host ──Job (frames: argv, stdin, files, source)──────────────────►  supervisor reads it
-    host ◄──Facts + stdout/stderr/result bytes (frames)──────────────  supervisor writes them
+    host ──Header + Job (frames: argv, stdin, files, source)──►  supervisor (long-lived)
+    supervisor ──the Job, on a socket of its own──►  program process (a fresh fork of the zygote)
+    host ◄──Facts + stdout/stderr/result bytes (frames)──  supervisor
 
-The server (the warm zygote) reads only the ``Header``; it forks a fresh supervisor before
-any byte of the job is read, and only that supervisor (and the program it starts) ever holds
-the job's data. The supervisor exits after the execution; no process that held one job's
-data is the parent of another job's program.
+The zygote (the warm interpreter, see ``spawner``) never reads a byte of any job; every
+program's process is a fresh fork of it and receives only its own job. The supervisor holds
+jobs and never forks a program.
 
 The jail reports **facts** (``Facts``); it decides no verdict. ``sandbox`` turns facts into a
 verdict in one function.
@@ -89,10 +88,8 @@ KILLED_BY = (LIMIT_WALL, LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT)
 
 @dataclass(frozen=True)
 class Header:
-    """The only thing the jail server itself reads for an execution: no job content.
-
-    The server forks the supervisor first; the supervisor then reads the ``Job`` that follows
-    on the same stream (``job_size`` bytes of frames).
+    """What comes first for an execution: its limits and the size of the ``Job`` that follows
+    on the same stream (``job_size`` bytes of frames); no job content.
     """
 
     limits: Limits
@@ -105,7 +102,7 @@ class Header:
 
 @dataclass
 class Job:
-    """Everything of one job. Read only by the fresh per-execution supervisor."""
+    """Everything of one job. Held by the supervisor and by this job's program process only."""
 
     argv: list[str]
     """The program and its arguments; ``argv[0]`` is a path inside the jail (or a name found
