@@ -62,7 +62,8 @@ def test_container_is_hardened_as_the_engine_sees_it(backend, docker_client):
     assert any(o.startswith("seccomp=") and "SCMP_ACT_ERRNO" in o for o in hc["SecurityOpt"])
     assert hc["PidsLimit"] and hc["Memory"] and hc["NanoCpus"]
     assert hc["Runtime"] == backend.runtime
-    assert set(hc["Tmpfs"]) == {"/work", "/tmp", "/run/codetest"}
+    assert set(hc["Tmpfs"]) == {"/work", "/tmp", "/mnt", "/run/codetest"}
+    assert all("nosuid" in o and "nodev" in o and "size=" in o for o in hc["Tmpfs"].values()), hc["Tmpfs"]
     assert not c.attrs["Mounts"], "no host folder may be mounted into a sandbox container"
 
 

@@ -388,7 +388,7 @@ class DockerBackend:
         sc = self.selfcheck
         gv = self.runtime == "runsc"
         layers = {
-            "namespaces": {"active": True, "detail": "container: mount (read-only root; tmpfs /work, /tmp), pid, "
+            "namespaces": {"active": True, "detail": "container: mount (read-only root; tmpfs /work, /tmp, /mnt), pid, "
                                                      "net (none), ipc, uts"},
             "gvisor": {"active": gv, "detail": ("runsc (gVisor)" if gv else "runc") +
                        (f"; {self.runtime_note}" if self.runtime_note else "")},
