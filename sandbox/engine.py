@@ -93,7 +93,7 @@ class Sandbox:
         return detect_libraries()
 
     def check_isolation(self) -> None:
-        refuse_unless_isolated(self._gate_report())
+        refuse_unless_isolated(self.config, self.backend.gate())
 
     # -- running
 

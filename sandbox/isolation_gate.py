@@ -14,10 +14,8 @@ def health_report(config: SandboxConfig, backend: Any, languages: dict[str, str]
     h = backend.health()
     layers = h.get("layers", {})
     required = config.effective_required()
-    missing = sorted(name for name in required if not layers.get(name, {}).get("active"))
-    problems = list(h.get("problems", []))
-    if missing:
-        problems.append("isolation below the configured minimum, missing: " + ", ".join(missing))
+    missing = missing_layers(config, layers)
+    problems = gate_problems(missing, h.get("problems", []))
     return {
         "ok": not missing and not h.get("problems"),
         "backend": backend.name,
@@ -33,8 +31,22 @@ def health_report(config: SandboxConfig, backend: Any, languages: dict[str, str]
     }
 
 
-def refuse_unless_isolated(report: dict) -> None:
-    """Fail closed: raise SandboxUnavailable when a required layer is missing or the backend is unwell."""
-    if report["missing_layers"] or not report["ok"]:
-        raise SandboxUnavailable("; ".join(report["problems"]) + ". Refusing to run code. An operator can lower the "
+def missing_layers(config: SandboxConfig, layers: dict) -> list[str]:
+    """The required layers the backend does not have active."""
+    return sorted(name for name in config.effective_required() if not layers.get(name, {}).get("active"))
+
+
+def gate_problems(missing: list[str], backend_problems: list[str]) -> list[str]:
+    problems = list(backend_problems)
+    if missing:
+        problems.append("isolation below the configured minimum, missing: " + ", ".join(missing))
+    return problems
+
+
+def refuse_unless_isolated(config: SandboxConfig, gate: dict) -> None:
+    """Fail closed: raise SandboxUnavailable when a required layer is missing or the backend is
+    unwell. ``gate``: the backend's ``gate()`` (layers and problems), read before every run."""
+    problems = gate_problems(missing_layers(config, gate.get("layers", {})), gate.get("problems", []))
+    if problems:
+        raise SandboxUnavailable("; ".join(problems) + ". Refusing to run code. An operator can lower the "
                                  "bar with CODETEST_ALLOW_MISSING=<layer,...> (or --allow-missing).")

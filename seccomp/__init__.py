@@ -59,6 +59,12 @@ def build_filter(policy: dict[str, Any]) -> Any:
     import pyseccomp as seccomp
 
     flt = seccomp.SyscallFilter(_action(seccomp, policy["defaultAction"], policy.get("defaultErrnoRet")))
+    try:  # a binary tree of syscall numbers instead of a linear chain (libseccomp >= 2.5): the
+        # kernel emulates the filter for every syscall number when it is loaded (its allow-cache),
+        # once per execution, so a shorter path per number makes each execution cheaper
+        flt.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
+    except (RuntimeError, OSError, ValueError, AttributeError):
+        pass  # an older libseccomp: the same filter, in a linear chain
     for rule in policy["syscalls"]:
         action = _action(seccomp, rule["action"], rule.get("errnoRet"))
         args = [_arg(seccomp, a) for a in rule.get("args", [])]

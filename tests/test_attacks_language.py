@@ -69,6 +69,7 @@ PROBE = textwrap.dedent('''
     print("path0_is_dir_of_file", sys.path[0] == os.path.dirname(os.path.abspath(__file__)))
     print("optimize", sys.flags.optimize)
     print("stdin_tty", sys.stdin.isatty())
+    print("threading_loaded", "threading" in sys.modules)
     z: int = 5
     print("module_annotations_after", __annotations__)
 ''')
@@ -91,6 +92,16 @@ def test_probe_matches_plain_python(sandbox, tmp_path):
     got = dict(line.split(" ", 1) for line in jailed.stdout.splitlines())
     diff = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
     assert not diff, f"jailed vs python3 prog.py: {diff}"
+
+
+def test_non_daemon_threads_finish_before_exit(sandbox):
+    """The warm interpreter does not import ``threading`` (``python3`` does not); a program that
+    does still has its non-daemon threads joined, and their output kept, before it exits."""
+    code = ("import threading, time\n"
+            "def late():\n    time.sleep(0.2)\n    print('late', flush=True)\n"
+            "threading.Thread(target=late).start()\nprint('main', flush=True)\n")
+    t = run_one(sandbox, code)
+    assert t.verdict == Verdict.AC and t.stdout == "main\nlate\n", (t.verdict, t.stdout, t.stderr)
 
 
 def test_main_guard_and_exit_codes_match(sandbox):

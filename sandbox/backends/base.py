@@ -55,6 +55,10 @@ class Backend(Protocol):
     def health(self) -> dict:
         """Active isolation layers, runtime details, problems found."""
 
+    def gate(self) -> dict:
+        """The part of ``health`` the isolation gate reads before every run: ``{"layers": ...,
+        "problems": [...]}``. Cheap: it is asked once per request (no polling of every slot)."""
+
     def close(self) -> None:
         """Stop every worker and remove what the backend created."""
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import struct
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Iterable, Optional
 
 # --- the program's private result descriptor ------------------------------------------------
@@ -73,8 +73,15 @@ class Limits:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Limits":
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        return cls(**{k: v for k, v in d.items() if k in _LIMIT_NAMES})
+
+    def to_dict(self) -> dict:
+        """The fields as they go on the wire (all scalars: no deep copy, unlike ``asdict``,
+        which costs more than the rest of a header's encoding)."""
+        return {name: getattr(self, name) for name in _LIMIT_NAMES}
+
+
+_LIMIT_NAMES = tuple(f.name for f in fields(Limits))
 
 
 # --- the request --------------------------------------------------------------------------------
@@ -354,7 +361,7 @@ def decode_job(fd: int, job_size: int) -> Job:
 
 
 def encode_header(h: Header) -> bytes:
-    return json_frame(F_HEADER, {"op": h.op, "limits": asdict(h.limits), "job_size": h.job_size})
+    return json_frame(F_HEADER, {"op": h.op, "limits": h.limits.to_dict(), "job_size": h.job_size})
 
 
 def decode_header(payload: bytes) -> Header:

@@ -374,6 +374,10 @@ class DockerBackend:
                 res.error = f"cannot store the compile step's files: {e}"
         return res
 
+    def gate(self) -> dict:
+        h = self.health()  # a few counters under the pool's lock: cheap enough for every request
+        return {"layers": h["layers"], "problems": h["problems"]}
+
     def health(self) -> dict:
         s = self.settings
         counts = self.pool.counts()

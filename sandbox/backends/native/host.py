@@ -294,6 +294,9 @@ class NativeBackend:
         except SlotBroken as e:
             log.error("slot %d could not restart: %s", slot.index, e)
 
+    def gate(self) -> dict:
+        return {"layers": self.layers, "problems": list(self.problems)}
+
     def health(self) -> dict:
         alive = sum(1 for s in self._all if s.proc is not None and s.proc.poll() is None)
         return {"layers": self.layers, "slots": self.slots, "slots_alive": alive, "mode": self.mode,
