@@ -1,0 +1,95 @@
+"""The HTTP service's own cost: CPU per ``/run_code`` request, the jails not counted.
+
+    python bench/service_cpu.py [N] [--concurrency C]
+
+A real service (``python -m api`` on 127.0.0.1, its own state) takes N requests of a small
+Python program, C in flight (verl's default request shape, 32 at once), after a warm-up of
+N/10. Prints the service process's CPU milliseconds per request (all its threads: HTTP,
+validation, admission, the scheduler, talking to the slots), the jail slots' CPU beside it and
+this client's. Run it in two checkouts one after the other to compare service changes on the
+same machine: CPU per request barely moves with the machine's load, requests per second do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+
+if __package__ in (None, ""):  # run as a script: the checkout it is in (or the cwd) is importable
+    sys.path.insert(0, os.getcwd())
+
+import httpx  # noqa: E402
+
+from bench import cpu  # noqa: E402
+from bench.server import Server  # noqa: E402
+
+PROGRAM = "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n"
+BODY = {"code": PROGRAM, "language": "python", "stdin": "1 2 3\n", "run_timeout": 5, "compile_timeout": 10,
+        "memory_limit_MB": 256}
+
+
+def drive(url: str, n: int, concurrency: int) -> tuple[float, int]:
+    """n requests, ``concurrency`` in flight: (seconds, wrong answers)."""
+    left, wrong = [n], [0]
+    lock = threading.Lock()
+    with httpx.Client(base_url=url, timeout=120, limits=httpx.Limits(max_connections=concurrency)) as http:
+        def worker() -> None:
+            while True:
+                with lock:
+                    if left[0] <= 0:
+                        return
+                    left[0] -= 1
+                r = http.post("/run_code", json=BODY)
+                ok = r.status_code == 200 and r.json().get("run_result", {}).get("stdout") == "6\n"
+                if not ok:
+                    with lock:
+                        wrong[0] += 1
+
+        t0 = time.monotonic()
+        threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return time.monotonic() - t0, wrong[0]
+
+
+def by_category(before: dict, after: dict) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for pid, (cat, own, reaped) in after.items():
+        b = before.get(pid)
+        out[cat] = out.get(cat, 0.0) + (own - (b[1] if b else 0.0)) + (reaped - (b[2] if b else 0.0))
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("n", nargs="?", type=int, default=2000, help="requests measured (default 2000)")
+    p.add_argument("--concurrency", type=int, default=32, help="requests in flight (default 32)")
+    args = p.parse_args()
+    if args.n < 1 or args.concurrency < 1:
+        p.error("N and --concurrency must be at least 1")
+    state = tempfile.mkdtemp(prefix="codetest-service-cpu-")
+    uid_base = int(os.environ.get("CODETEST_UID_BASE", "62800"))
+    server = Server(state, uid_base, os.path.join(state, "server.log"))
+    url = server.start()
+    try:
+        drive(url, max(1, args.n // 10), args.concurrency)  # warm: slots started, programs cached
+        before = cpu.snapshot()
+        secs, wrong = drive(url, args.n, args.concurrency)
+        spent = by_category(before, cpu.snapshot())
+    finally:
+        server.stop()
+    per = {k: 1000 * v / args.n for k, v in spent.items()}
+    print(f"service {per.get('service', 0):5.2f} ms/request  jails {per.get('slots', 0):5.2f}  "
+          f"client {per.get('bench', 0):5.2f}  ({args.n} requests, {args.concurrency} in flight, "
+          f"{args.n / secs:.0f}/s, {wrong} wrong, load {os.getloadavg()[0]:.1f})")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

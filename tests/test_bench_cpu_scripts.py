@@ -1,0 +1,41 @@
+"""Smoke test of the two CPU-per-execution benches (`bench/jail_cpu.py`, `bench/service_cpu.py`):
+they run against a real slot and a real service, and every answer they get is right.
+
+No timing is asserted (performance claims live in docs/bench.md, measured side by side)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from conftest import UID_BASE
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _run(script: str, *args: str, uid_offset: int) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, CODETEST_STATE_DIR=tempfile.mkdtemp(prefix="codetest-bench-cpu-"),
+               CODETEST_UID_BASE=str(UID_BASE + uid_offset), CODETEST_SLOTS="2")
+    return subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), *args], capture_output=True,
+                          text=True, timeout=240, cwd=ROOT, env=env)
+
+
+def test_jail_cpu_reports_both_program_kinds():
+    p = _run("jail_cpu.py", "20", uid_offset=8)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = [l for l in p.stdout.splitlines() if "jail cpu" in l]
+    assert [r.split()[0] for r in rows] == ["/bin/true", "python"], p.stdout
+    for r in rows:
+        assert float(re.search(r"jail cpu\s+([\d.]+)", r).group(1)) > 0, r
+
+
+def test_service_cpu_gets_every_answer_right():
+    p = _run("service_cpu.py", "40", "--concurrency", "4", uid_offset=11)
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    m = re.search(r"service\s+([\d.]+) ms/request\s+jails\s+([\d.]+)\s+client\s+([\d.]+).*, (\d+) wrong", p.stdout)
+    assert m, p.stdout
+    service, jails, _client, wrong = float(m.group(1)), float(m.group(2)), float(m.group(3)), int(m.group(4))
+    assert wrong == 0 and service > 0 and jails > 0, p.stdout
