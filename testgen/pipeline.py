@@ -222,7 +222,8 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
         if policy.derived:
             # judges read the suite's limit where they read a stated one
             extra["limits"] = dict(rec.get("limits") if isinstance(rec.get("limits"), dict) else {},
-                                   time_s=limit_s, time_source=policy.source_note(limit_s, times))
+                                   time_s=limit_s, wall_time_s=policy.wall_s(limit_s),
+                                   time_source=policy.source_note(limit_s, times))
     stats["families"] = [c.family for c in suite]
     possible = 1 if (isinstance(model, StdioModel) and model.shape == "empty") else st.min_tests
     if len(suite) < min(st.min_tests, possible):

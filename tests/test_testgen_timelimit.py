@@ -60,10 +60,11 @@ def runner():
 def test_derive_is_gold_time_times_multiplier_and_safety_within_floor_and_cap():
     p = TimePolicy(stated_s=None)
     assert p.derive([0.9, 0.2]) == pytest.approx(0.9 * DEFAULT_MULTIPLIER * SAFETY)
-    assert p.derive([0.01]) == FLOOR_S  # startup-sized golds: problemtools' 1 s minimum
+    assert p.derive([0.01]) == FLOOR_S  # startup-sized golds: never below the floor
     assert p.derive([]) == FLOOR_S
     assert p.derive([9.0]) == CAP_S
-    assert p.derive([0.41]) == pytest.approx(1.3)  # 1.23 rounded up to the next 0.1 s, never down
+    assert p.derive([0.81]) == pytest.approx(2.5)  # 2.43 rounded up to the next 0.1 s, never down
+    assert p.wall_s(2.0) >= 3 * 2.0  # wall only catches sleepers: a busy machine is no TLE
     assert TimePolicy(stated_s=0.5).derive([9.0]) == 0.5  # a stated limit is kept as it is
 
 
@@ -92,6 +93,7 @@ def test_a_derived_limit_accepts_correct_programs_and_rejects_one_twenty_times_s
     assert out["limits"]["time_s"] == tl["time_s"] == TimePolicy(stated_s=None).derive([tl["gold_max_cpu_s"]])
     assert out["limits"]["time_s"] >= tl["gold_max_cpu_s"] * DEFAULT_MULTIPLIER * SAFETY - 1e-9
     assert "derived by codetest testgen" in out["limits"]["time_source"]
+    assert out["limits"]["wall_time_s"] > 3 * out["limits"]["time_s"]
     assert max(int(t["stdin"]) for t in out["tests"]) >= 10 ** 6  # a stress input near the stated maximum
     assert load_problem(out).limits.time_s == tl["time_s"]  # judges read the suite's limit
     rep = evaluate([out], runner).to_json()["problems"][0]
