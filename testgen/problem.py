@@ -22,6 +22,7 @@ from .answers import several_answers
 from .constraints import stated_tolerance
 from .ctd import ctd_to_python
 from .entry import ENTRY_RE
+from .timelimit import TimePolicy, policy_for
 
 
 class ProblemError(ValueError):
@@ -71,6 +72,9 @@ class Problem(BaseModel):
     # Cross-checks of a single gold (an LLM-written brute force): run on the small inputs; an
     # input where one finishes and disagrees with the gold is dropped (testgen/validate.py)
     referees: list[Program] = Field(default_factory=list)
+    # stdin problems: the limit the problem states (kept), or how to derive one from the golds
+    # (testgen/timelimit.py); ``limits.time_s`` holds the default until the pipeline derives it
+    time_policy: TimePolicy = Field(default_factory=lambda: TimePolicy(stated_s=2.0))
 
     @property
     def is_function(self) -> bool:
@@ -255,13 +259,33 @@ def _validators_of(rec: dict[str, Any], notes: Optional[list[str]] = None) -> li
     return out
 
 
-def _limits_of(rec: dict[str, Any], io: str) -> Limits:
+_STATED_TIME = re.compile(r"\btime\s+limit\s*(?:is|of|:)?\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b",
+                          re.I)
+
+
+def stated_time_limit(rec: dict[str, Any], statement: str) -> Optional[float]:
+    """The CPU time limit the problem states, in seconds: ``limits.time_s``, else a statement's
+    "Time limit: 2 seconds"; None when it states none (a stdin suite's is then derived)."""
+    raw = rec.get("limits")
+    if isinstance(raw, dict) and isinstance(raw.get("time_s"), (int, float)) and not isinstance(raw["time_s"], bool):
+        return float(raw["time_s"])
+    m = _STATED_TIME.search(statement.replace("\\", " ").replace("~", " "))
+    if m:
+        v = float(m.group(1)) / (1000.0 if m.group(2).lower().startswith("m") else 1.0)
+        if 0 < v <= 60:
+            return v
+    return None
+
+
+def _limits_of(rec: dict[str, Any], io: str, stated_s: Optional[float] = None) -> Limits:
     raw = rec.get("limits") or {}
     kw: dict[str, Any] = {}
     if isinstance(raw, dict):
         for k in ("time_s", "memory_mb", "wall_time_s", "output_kb"):
             if raw.get(k) is not None:
                 kw[k] = raw[k]
+    if stated_s is not None:
+        kw.setdefault("time_s", stated_s)
     kw.setdefault("time_s", 3.0 if io == "function" else 2.0)
     kw.setdefault("memory_mb", 1024 if io == "stdio" else 512)
     try:
@@ -319,13 +343,17 @@ def load_problem(rec: dict[str, Any]) -> Problem:
             needs_checker = (f"several right answers (the statement says {words!r}) and no checker to judge them: "
                              f"comparing with one gold's answer would fail correct programs")
     notes: list[str] = []
+    stated_s = stated_time_limit(rec, statement)
+    limits = _limits_of(rec, io, stated_s)
+    # function problems keep their per-call default; a stdin problem's unstated limit is derived
+    policy = policy_for(rec, stated_s if io == "stdio" else limits.time_s)
     gold = _programs(rec.get("gold_solutions"))
     if not gold and unsupported is None:
         unsupported = "no gold solution"
     return Problem(
         id=str(pid), io=io, statement=statement,
         entry_point=entry if io == "function" else None, gold=gold, seeds=_seeds_of(rec, io),
-        limits=_limits_of(rec, io), compare=compare, float_tol=tol, validators=_validators_of(rec, notes),
+        limits=limits, time_policy=policy, compare=compare, float_tol=tol, validators=_validators_of(rec, notes),
         heldout_correct=_programs(rec.get("heldout_correct")),
         heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported, notes=notes,
         needs_checker=needs_checker,
