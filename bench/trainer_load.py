@@ -27,7 +27,6 @@ import json
 import logging
 import math
 import os
-import statistics
 import sys
 import tempfile
 import threading
@@ -153,7 +152,6 @@ def run_openrlhf(url: str, items: list[Case], concurrency: int) -> dict[str, Any
     failed = 0
 
     async def main() -> None:
-        nonlocal failed
         gate = asyncio.Semaphore(concurrency)
 
         async def one(c: Case) -> None:
