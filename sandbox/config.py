@@ -166,6 +166,9 @@ class DockerSettings:
     prog_cache_mb: int = 256    # program files cached per container (/run/codetest)
     uid_base: int = 62000       # program uid of container k is uid_base + k (k < 1000)
     owners_dir: str = ""        # pool locks (SandboxConfig.docker_owners_dir); "" when not known
+    # How often a running backend looks again for containers of dead instances (a container an
+    # instance was creating when it was killed can appear after the next instance's start-up).
+    stale_sweep_s: float = 30.0
     start_timeout_s: float = 60.0
     acquire_timeout_s: float = 120.0
     poll_s: float = 0.005
@@ -192,4 +195,5 @@ class DockerSettings:
         s.tmp_mb = env("CODETEST_DOCKER_TMP_MB", positive(int), s.tmp_mb)
         s.prog_cache_mb = env("CODETEST_DOCKER_PROG_CACHE_MB", positive(int), s.prog_cache_mb)
         s.acquire_timeout_s = env("CODETEST_DOCKER_ACQUIRE_TIMEOUT_S", positive(float), s.acquire_timeout_s)
+        s.stale_sweep_s = env("CODETEST_DOCKER_STALE_SWEEP_S", positive(float), s.stale_sweep_s)
         return s

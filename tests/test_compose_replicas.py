@@ -188,8 +188,15 @@ def test_replicas_behind_the_load_balancer_survive_a_kill_and_a_restart(docker_c
             httpx.get(replicas[1] + "/livez", timeout=3)
         # The restarted replica removed the killed one's sandbox containers on its way up (the
         # killed replica's lock in the shared owners folder is free); the live ones kept theirs.
-        left_by_killed = [c["Id"] for c in docker_client.api.containers(
-            all=True, filters={"label": "codetest.backend=docker"}) if _owner_ns(c) == killed_ns]
+        # A container the killed replica was creating as it died can appear after that start-up
+        # sweep; the live replicas sweep again every CODETEST_DOCKER_STALE_SWEEP_S (5 s here).
+        deadline = time.monotonic() + 60
+        while True:
+            left_by_killed = [c["Id"] for c in docker_client.api.containers(
+                all=True, filters={"label": "codetest.backend=docker"}) if _owner_ns(c) == killed_ns]
+            if not left_by_killed or time.monotonic() > deadline:
+                break
+            time.sleep(1)
         assert left_by_killed == [], "the killed replica's sandbox containers were not removed"
         live = {_owner_ns(c) for c in docker_client.api.containers(filters={"label": "codetest.backend=docker"})}
         assert pid_namespace(docker_client, containers()["api-1"]) in live

@@ -83,6 +83,8 @@ class DockerBackend:
         self.bpf_b64, self.bpf_note = self._compile_bpf()
         self._owner_fd = self._claim_pool()
         self._remove_stale_containers()
+        self._stop_sweeping = threading.Event()
+        threading.Thread(target=self._sweep_stale, name="codetest-docker-stale", daemon=True).start()
         self._toolchains = self._probe_toolchains()
         self._argv_map = self._host_to_image_paths()
         self._uid_lock = threading.Lock()
@@ -216,9 +218,17 @@ class DockerBackend:
                 log.warning("removing stale sandbox container %s (owner %s is gone)", c["Id"][:12], owner)
                 self._force_remove(c["Id"])
 
+    def _sweep_stale(self) -> None:
+        """Every ``stale_sweep_s``, the start-up sweep again, until this backend closes."""
+        while not self._stop_sweeping.wait(self.settings.stale_sweep_s):
+            try:
+                self._remove_stale_containers()
+            except Exception as e:  # noqa: BLE001 - the next round tries again
+                log.debug("sweeping stale containers: %s", e)
+
     def _remove_dead_pool(self, folder: str) -> None:
         """Called with the free lock of a dead pool held: remove its containers, then the folder
-        (kept when the engine cannot list them, so that the next start tries again)."""
+        (kept when the engine cannot list or remove them, so that the next sweep tries again)."""
         name = os.path.basename(folder)
         if name.startswith("pool-"):
             try:
@@ -226,20 +236,27 @@ class DockerBackend:
             except Exception as e:
                 log.debug("listing the containers of dead pool %s: %s", name[5:], e)
                 return
+            removed = True
             for c in left:
                 log.warning("removing sandbox container %s of dead pool %s (its owner's lock is free)",
                             c["Id"][:12], name[5:])
-                self._force_remove(c["Id"])
+                removed = self._force_remove(c["Id"]) and removed
+            if not removed:
+                return
         try:
             os.rmdir(folder)
         except OSError as e:
             log.debug("rmdir %s: %s", folder, e)
 
-    def _force_remove(self, cid: str) -> None:
+    def _force_remove(self, cid: str) -> bool:
         try:
             self.client.api.remove_container(cid, force=True, v=True)
+            return True
         except Exception as e:
+            if getattr(getattr(e, "response", None), "status_code", None) == 404:
+                return True  # already gone
             log.debug("remove %s: %s", cid[:12], e)
+            return False
 
     def _self_check(self) -> dict:
         """Ask a pool container what a program sees: uid, capabilities, no_new_privs, seccomp, network."""
@@ -423,6 +440,7 @@ class DockerBackend:
         if self._closed:
             return
         self._closed = True
+        self._stop_sweeping.set()
         self.pool.close()
         if self._owner_fd is not None:  # every container is gone: give the pool's folder up
             try:
