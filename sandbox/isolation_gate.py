@@ -14,7 +14,7 @@ def health_report(config: SandboxConfig, backend: Any, languages: dict[str, str]
     h = backend.health()
     layers = h.get("layers", {})
     required = config.effective_required()
-    missing = missing_layers(config, layers)
+    missing = missing_layers(required, layers)
     problems = gate_problems(missing, h.get("problems", []))
     return {
         "ok": not missing and not h.get("problems"),
@@ -31,9 +31,9 @@ def health_report(config: SandboxConfig, backend: Any, languages: dict[str, str]
     }
 
 
-def missing_layers(config: SandboxConfig, layers: dict) -> list[str]:
-    """The required layers the backend does not have active."""
-    return sorted(name for name in config.effective_required() if not layers.get(name, {}).get("active"))
+def missing_layers(required: Any, layers: dict) -> list[str]:
+    """The ``required`` layers (``config.effective_required()``) the backend does not have active."""
+    return sorted(name for name in required if not layers.get(name, {}).get("active"))
 
 
 def gate_problems(missing: list[str], backend_problems: list[str]) -> list[str]:
@@ -46,7 +46,8 @@ def gate_problems(missing: list[str], backend_problems: list[str]) -> list[str]:
 def refuse_unless_isolated(config: SandboxConfig, gate: dict) -> None:
     """Fail closed: raise SandboxUnavailable when a required layer is missing or the backend is
     unwell. ``gate``: the backend's ``gate()`` (layers and problems), read before every run."""
-    problems = gate_problems(missing_layers(config, gate.get("layers", {})), gate.get("problems", []))
+    problems = gate_problems(missing_layers(config.effective_required(), gate.get("layers", {})),
+                             gate.get("problems", []))
     if problems:
         raise SandboxUnavailable("; ".join(problems) + ". Refusing to run code. An operator can lower the "
                                  "bar with CODETEST_ALLOW_MISSING=<layer,...> (or --allow-missing).")

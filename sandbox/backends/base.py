@@ -5,7 +5,7 @@ only knows how to execute an ``ExecSpec`` with every isolation layer it has.
 
 Paths inside a jail are fixed so that commands are the same on every backend:
 ``/prog`` holds the program's files read-only, ``/work`` is the writable working
-directory (fresh and empty per execution unless ``work_dir`` binds a host folder there).
+directory (fresh and empty per execution; the compile step's ``work_dir`` files are copied in and back).
 """
 
 from __future__ import annotations
@@ -29,9 +29,11 @@ class ExecSpec:
     argv: list[str]
     limits: ExecLimits
     stdin: bytes = b""
-    # Host folder with the program's files, mounted read-only at /prog.
+    # Host folder with the program's files, read-only at /prog (native: a tmpfs copy; Docker:
+    # sent once per container and cached there).
     program_dir: Optional[str] = None
-    # Host folder mounted read-write at /work (the compile step); None: a fresh tmpfs.
+    # The compile step: a host folder whose files are copied into the run's /work, and which
+    # afterwards holds exactly what /work held (backends/files.py); None: a fresh, empty /work.
     work_dir: Optional[str] = None
     # Files written into /work before the program starts (a checker's input/answer).
     files: dict[str, bytes] = field(default_factory=dict)

@@ -14,7 +14,7 @@ import struct
 from importlib import resources
 
 PACKAGE = "sandbox.jail"
-MODULES = ("protocol", "kernel", "cgroup", "zygote", "spawner", "steps", "supervise", "fetch", "native", "container", "server")
+MODULES = ("protocol", "kernel", "cgroup", "zygote", "spawner", "steps", "supervise", "fetch", "tree", "native", "container", "server")
 NEUTRAL_ROOT = "/.codetest"
 
 # Reads [u32 length][JSON {"modules": {name: source}, "packages": [...], "main": name}] on fd 0,

@@ -9,8 +9,10 @@ revealing files masked) and goes on as PID 1 of that namespace.
 Per execution the box supplies the steps that are the host's: a fresh cgroup (made by the
 supervisor, joined by the program through descriptors the supervisor hands it), a fresh mount
 namespace with tmpfs /work and /tmp and the program read-only at /prog, pivot_root into the
-skeleton, the slot's uid. A job that fetches files back has its /work handed to the supervisor
-as a descriptor, which keeps the tmpfs readable after the program and its namespace are gone.
+skeleton, the slot's uid. A job that fetches files back, and the compile step, have their /work
+handed to the supervisor as a descriptor, which keeps the tmpfs readable after the program and
+its namespace are gone. The compile step's work files travel in the job and back in the reply,
+as in a container: no host folder is ever mounted into a run (its path would show in mountinfo).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .kernel import (
     MS_NODEV, MS_NODIRATIME, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_RELATIME, MS_REMOUNT, mount,
 )
 from .protocol import Facts, Job, Limits
+from .tree import files_from_job, read_tree, write_tree
 
 CLONE_NEWCGROUP = 0x02000000
 
@@ -244,12 +247,16 @@ class NativeBox:
         """Kill what is left, read the cgroup's counters. Removing the cgroup and System V IPC
         objects is the sweep, after the reply is out (before the next execution)."""
         self.kill_rest()
-        if job.fetch is not None and not job.work_dir:
+        extras: dict = {}
+        blobs: list = []
+        if job.fetch is not None or _collects_work(job):
             # Nothing of the program runs any more; its /work tmpfs is held open by the
             # descriptor its process sent before it became the program: read what it asked for.
             roots = _received_fds(channel)
             try:
-                if roots:
+                if roots and _collects_work(job):
+                    extras, blobs = _work_reply(roots[0], lim)
+                elif roots:
                     facts.files = read_fetch(dict(zip(("work", "mnt"), roots)), job.fetch)
             finally:
                 for fd in roots:
@@ -261,7 +268,7 @@ class NativeBox:
             if cpu is not None:
                 facts.cpu_s = max(facts.cpu_s, cpu)
             facts.oom_kill = oom > 0
-        return {}, []
+        return extras, blobs
 
     # -- per execution, in the program's process (the steps)
 
@@ -281,23 +288,19 @@ class NativeBox:
         r = self.root
         tmpfs_size = max(lim.file_size_bytes, 1 << 20)
         work = os.path.join(r, "work")
-        if job.work_dir:
-            mount(job.work_dir, work, None, MS_BIND)
-            mount(None, work, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
-        else:
-            self._mount_work(lim)
+        self._mount_work(lim)
         mount("tmp", os.path.join(r, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
         # /mnt: written by programs that expect a writable place there (SandboxFusion's tests do)
         mnt = os.path.join(r, "mnt")
         mount("mnt", mnt, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
-        if job.fetch is not None and not job.work_dir:
+        if job.fetch is not None or _collects_work(job):
             # The supervisor reads the files back through these descriptors after the program
             # and its mount namespace are gone (they keep the two tmpfs readable).
             fds = [os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) for d in (work, mnt)]
             socket.send_fds(self.channel, [b"W"], fds)
             for fd in fds:
                 os.close(fd)
-        if job.work_dir:
+        if _collects_work(job):
             self._compile_dev()
         if job.program_dir:
             prog = os.path.join(r, "prog")
@@ -338,7 +341,10 @@ class NativeBox:
         kernel.prctl(kernel.PR_SET_DUMPABLE, 1)
 
     def write_files(self, job: Job) -> None:
-        pass
+        """The compile step's work files, with their modes, as the program's uid."""
+        work = files_from_job(job, "work:")
+        if work:
+            write_tree("/work", work, public=False)
 
     # -- after the reply, in the supervisor
 
@@ -352,6 +358,21 @@ class NativeBox:
             cgroups.sweep_children(self.cgroup_parents)  # start-up, or a folder that would not go
         self.cg = None
         kernel.ipc_sweep()
+
+
+def _collects_work(job: Job) -> bool:
+    return bool(job.box.get("collect_work"))
+
+
+def _work_reply(work_fd: int, lim: Limits) -> tuple[dict, list]:
+    """The compile step's /work as the reply's ``work_files`` and blobs (or ``work_error``).
+    Read through the held descriptor: the tmpfs, not a path the program could have re-pointed."""
+    try:
+        files = read_tree(f"/proc/self/fd/{work_fd}", max(lim.file_size_bytes, 1 << 20))
+    except (OSError, OverflowError) as e:
+        return {"work_error": str(e)}, []
+    names = sorted(files)
+    return {"work_files": [[n, files[n][0]] for n in names]}, [files[n][1] for n in names]
 
 
 def _received_fds(channel) -> list:

@@ -126,22 +126,24 @@ class Job:
     """Python source to run in the warm interpreter (fork, not exec), compiled with
     ``dont_inherit=True`` as ``argv[1]`` (or ``<string>``) in a fresh ``__main__``."""
     program_dir: Optional[str] = None
-    """Native: a host folder bound read-only at /prog."""
-    work_dir: Optional[str] = None
-    """Native: a host folder bound read-write at /work (the compile step). Docker: the
-    folder's files travel in ``work_files`` and come back in the reply."""
+    """Native: a host folder copied read-only into /prog (a tmpfs: no host path shows)."""
     box: dict = field(default_factory=dict)
-    """Backend-specific scalars (Docker: program cache key, keys to evict, collect_work)."""
+    """Scalars for the box. Both backends: ``collect_work`` (the compile step: the work files
+    in ``blobs`` are written into /work with the modes in ``box["work:modes"]``, and /work's
+    files come back at the end, as the extras ``work_files`` [[name, mode], ...] with one blob
+    each, or ``work_error`` when /work held more than its size). Docker: program cache key,
+    keys to evict."""
     blobs: dict[str, bytes] = field(default_factory=dict)
-    """Backend-specific named byte strings (Docker: program and work files with modes)."""
+    """Named byte strings for the box: ``work:<name>`` (the compile step's files, both
+    backends), ``prog:<name>`` (Docker: the program's files for its cache)."""
     fetch: Optional[list[str]] = None
     """Paths to read back once the program and everything it started have ended
     (SandboxFusion's ``fetch_files``): relative to /work, or absolute under /work/ or /mnt/
     (``fetch.read_fetch``; any other absolute path is left out); they come back in ``Facts.files``. Names the
     program controls: a path with ``..``, a NUL or nothing in it is skipped; no component may
     be a symlink (never followed); only regular files are read (a FIFO or device is skipped
-    unopened); a missing file is left out. At most ``FETCH_BYTES`` bytes in all. Ignored when
-    ``work_dir`` binds a host folder (the compile step). None: nothing is read back."""
+    unopened); a missing file is left out. At most ``FETCH_BYTES`` bytes in all. Ignored by the
+    compile step (``collect_work``: all of /work comes back). None: nothing is read back."""
 
 
 @dataclass
@@ -318,7 +320,7 @@ def encode_job(job: Job) -> bytes:
     names = sorted(job.files)
     blob_names = sorted(job.blobs)
     meta = {
-        "argv": list(job.argv), "env": dict(job.env), "program_dir": job.program_dir, "work_dir": job.work_dir,
+        "argv": list(job.argv), "env": dict(job.env), "program_dir": job.program_dir,
         "python": job.python_source is not None, "files": names, "blobs": blob_names, "box": job.box,
         "fetch": None if job.fetch is None else [str(p) for p in job.fetch],
     }
@@ -345,7 +347,7 @@ def decode_job(fd: int, job_size: int) -> Job:
 
     meta = json.loads(take(F_JOB, MAX_CONTROL))
     job = Job(argv=list(meta["argv"]), env=dict(meta.get("env") or {}), program_dir=meta.get("program_dir"),
-              work_dir=meta.get("work_dir"), box=dict(meta.get("box") or {}),
+              box=dict(meta.get("box") or {}),
               fetch=None if meta.get("fetch") is None else [str(p) for p in meta["fetch"]])
     job.stdin = take(F_BYTES)
     for n in meta.get("files", []):

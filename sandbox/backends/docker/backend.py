@@ -21,12 +21,12 @@ from ...errors import SandboxUnavailable
 from ...ownership import claim, remove_unowned
 from ...languages import Toolchain, detect_toolchains
 from ...jail import protocol
-from ...jail.container import files_to_job
+from ...jail.tree import files_to_job
 from ..base import ExecResult, ExecSpec
 from .container import (
     LABEL_BACKEND, LABEL_OWNER, LABEL_POOL, ContainerError, PoolContainer, owner_label, seccomp_profile_json,
 )
-from .files import FilesTooLarge, program_key, read_dir, write_back
+from ..files import FilesTooLarge, program_key, read_dir, work_from_reply, work_into_job
 from .pool import ContainerPool
 from .settings import DockerSettings
 from .stream import StreamClosed, StreamTimeout
@@ -84,7 +84,6 @@ class DockerBackend:
         self._owner_fd = self._claim_pool()
         self._remove_stale_containers()
         self._stop_sweeping = threading.Event()
-        threading.Thread(target=self._sweep_stale, name="codetest-docker-stale", daemon=True).start()
         self._toolchains = self._probe_toolchains()
         self._argv_map = self._host_to_image_paths()
         self._uid_lock = threading.Lock()
@@ -103,6 +102,8 @@ class DockerBackend:
         if ready == 0:
             log.error("docker backend: no container started: %s", self.pool.last_error)
         self.selfcheck = self._self_check() if ready else {}
+        # last: a constructor that raised above leaves no thread sweeping behind it
+        threading.Thread(target=self._sweep_stale, name="codetest-docker-stale", daemon=True).start()
 
     # -- setup helpers
 
@@ -303,14 +304,12 @@ class DockerBackend:
             return ExecResult(error="docker backend is closed")
         s = self.settings
         job = protocol.Job(argv=[self._argv_map.get(a, a) for a in spec.argv], env=dict(spec.env), stdin=spec.stdin,
-                           python_source=spec.python_inline, box={"collect_work": spec.work_dir is not None},
-                           fetch=None if spec.fetch is None else list(spec.fetch))
+                           python_source=spec.python_inline, fetch=None if spec.fetch is None else list(spec.fetch))
         try:
             for name, data in spec.files.items():
                 job.files[name] = data
             if spec.work_dir:
-                found, _ = read_dir(spec.work_dir, s.work_mb << 20)
-                files_to_job(found, "work:", job)
+                work_into_job(spec.work_dir, job, s.work_mb << 20)
         except (OSError, ValueError) as e:
             return ExecResult(error=f"cannot read the execution's input files: {e}")
         key = program_key(spec.program_dir, self._secret) if spec.program_dir else None
@@ -377,19 +376,7 @@ class DockerBackend:
         return size
 
     def _to_result(self, res: ExecResult, extras: dict, blobs: list, spec: ExecSpec) -> ExecResult:
-        if res.error or spec.work_dir is None:
-            return res
-        if "work_error" in extras:  # the compile step left more than /work may carry: its fault
-            res.stderr += f"\n{extras['work_error']}".encode()
-            if res.exit_code == 0:
-                res.exit_code = 1
-        elif "work_files" in extras:
-            try:
-                files = {name: (int(mode), data) for (name, mode), data in zip(extras["work_files"], blobs)}
-                write_back(spec.work_dir, files)
-            except (OSError, ValueError) as e:
-                res.error = f"cannot store the compile step's files: {e}"
-        return res
+        return res if spec.work_dir is None else work_from_reply(res, extras, blobs, spec.work_dir)
 
     def gate(self) -> dict:
         h = self.health()  # a few counters under the pool's lock: cheap enough for every request

@@ -26,6 +26,7 @@ from ...config import SandboxConfig
 from ...jail import protocol
 from ...jail.boot import BOOTSTRAP, boot_message
 from ..base import ExecResult, ExecSpec
+from ..files import work_from_reply, work_into_job
 from . import cgroups
 
 log = logging.getLogger("codetest.native")
@@ -82,20 +83,21 @@ class SlotProcess:
             raise SlotBroken(reply.get("error", "jail server failed to start"))
 
     def call(self, header: bytes, job: bytes, limits: protocol.Limits, timeout: float,
-             fetch_cap: int = 0) -> protocol.Facts:
+             fetch_cap: int = 0, blob_cap: int = 0) -> tuple[protocol.Facts, dict, list[bytes]]:
+        """The execution's facts, the box's extras and blobs (the compile step's work files)."""
         if not self.alive():
             raise SlotBroken("jail server is not running")
         self._send(header + job)
         cap = limits.output_bytes
-        buf = protocol.FrameBuffer(max(cap, fetch_cap, protocol.MAX_CONTROL))
-        reader = protocol.FactsReader(cap, fetch_cap=fetch_cap)
+        buf = protocol.FrameBuffer(max(cap, fetch_cap, blob_cap, protocol.MAX_CONTROL))
+        reader = protocol.FactsReader(cap, blob_cap=blob_cap, fetch_cap=fetch_cap)
         deadline = time.monotonic() + timeout
         try:
             while not reader.add(*self._recv_frame(deadline - time.monotonic(), buf)):
                 pass
         except protocol.ProtocolError as e:
             raise SlotBroken(f"jail server broke the protocol: {e}") from e
-        return reader.facts()[0]
+        return reader.facts()
 
     def _send(self, data: bytes) -> None:
         try:
@@ -257,10 +259,17 @@ class NativeBackend:
     # -- running
 
     def execute(self, spec: ExecSpec) -> ExecResult:
-        job = protocol.encode_job(protocol.Job(
+        job = protocol.Job(
             argv=list(spec.argv), env=dict(spec.env), stdin=spec.stdin, files=dict(spec.files),
-            python_source=spec.python_inline, program_dir=spec.program_dir, work_dir=spec.work_dir,
-            fetch=None if spec.fetch is None else list(spec.fetch)))
+            python_source=spec.python_inline, program_dir=spec.program_dir,
+            fetch=None if spec.fetch is None else list(spec.fetch))
+        work_cap = max(spec.limits.file_size_bytes, 1 << 20)  # the size of the run's /work tmpfs
+        if spec.work_dir:
+            try:
+                work_into_job(spec.work_dir, job, work_cap)
+            except (OSError, ValueError) as e:
+                return ExecResult(error=f"cannot read the execution's input files: {e}")
+        job = protocol.encode_job(job)
         header = protocol.encode_header(protocol.Header(limits=spec.limits, job_size=len(job)))
         if not self._all:
             return ExecResult(error="native backend has no working slot: " + "; ".join(self.problems))
@@ -269,8 +278,9 @@ class NativeBackend:
             if not slot.alive():
                 self._restart(slot)
             try:
-                res = slot.call(header, job, spec.limits, spec.limits.wall_s + PROTOCOL_GRACE_S,
-                                fetch_cap=protocol.FETCH_BYTES if spec.fetch is not None else 0)
+                res, extras, blobs = slot.call(header, job, spec.limits, spec.limits.wall_s + PROTOCOL_GRACE_S,
+                                               fetch_cap=protocol.FETCH_BYTES if spec.fetch is not None else 0,
+                                               blob_cap=work_cap if spec.work_dir else 0)
             except SlotBroken as e:
                 log.warning("slot %d broke: %s; restarting", slot.index, e)
                 self._restart(slot)
@@ -278,7 +288,7 @@ class NativeBackend:
             slot.executions += 1
         finally:
             self._free.put(slot)
-        return res
+        return work_from_reply(res, extras, blobs, spec.work_dir) if spec.work_dir else res
 
     def _restart(self, slot: SlotProcess) -> None:
         slot.kill()

@@ -1,11 +1,12 @@
-"""Program and work files between the host and a container, without bind mounts.
+"""Program and work files between the host and a jail, without bind mounts.
 
-Why not bind mounts: a long-lived container cannot gain mounts after it starts, and
-mounting the host's state directory into every container would show one job's files to
-the next. Files travel instead on the executor's stream: the program directory once per
-container (cached there under a key; a compile-cache entry never changes), the compile
-step's work directory both ways. The container sees nothing of the host file system,
-and gVisor and runc behave the same.
+Why not bind mounts: a long-lived container cannot gain mounts after it starts; mounting the
+host's state directory into every container would show one job's files to the next; and a
+bind shows its host path in the jail's /proc/self/mountinfo (on native too). Files travel
+instead in the job and its reply: the compile step's work directory both ways on every backend
+(``work_into_job`` / ``work_from_reply``), and on Docker the program directory once per
+container (cached there under a key; a compile-cache entry never changes). The jail sees
+nothing of the host file system, and native, gVisor and runc behave the same.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import hmac
 import os
 import shutil
 import stat
-from typing import Optional
+from typing import Any, Optional
+
+from ..jail.protocol import Job
+from ..jail.tree import files_to_job
 
 FileMap = dict[str, tuple]  # relpath -> (mode, bytes) (S_IFDIR in mode: a directory)
 
@@ -95,6 +99,33 @@ def write_back(work_dir: str, files: FileMap) -> None:
             os.fchmod(fd, (mode & 0o755) | 0o600)
         finally:
             os.close(fd)
+
+
+def work_into_job(work_dir: str, job: Job, limit: int) -> None:
+    """The compile step: ``work_dir``'s files go into the job (the jail writes them into the
+    run's own /work) and the jail sends /work back at the end (``box.collect_work``)."""
+    found, _ = read_dir(work_dir, limit)
+    files_to_job(found, "work:", job)
+    job.box["collect_work"] = True
+
+
+def work_from_reply(res: Any, extras: dict, blobs: list, work_dir: str) -> Any:
+    """``work_dir`` made to hold what the compile step's /work held at its end; ``res`` (an
+    ExecResult) with the compiler's fault (more than /work may carry) or ours (cannot store)."""
+    if res.error:
+        return res
+    if "work_error" in extras:  # the compile step left more than /work may carry: its fault
+        res.stderr += f"\n{extras['work_error']}".encode()
+        if res.exit_code == 0:
+            res.exit_code = 1
+    elif "work_files" in extras:
+        try:
+            write_back(work_dir, {name: (int(mode), data) for (name, mode), data in zip(extras["work_files"], blobs)})
+        except (OSError, ValueError, TypeError) as e:
+            res.error = f"cannot store the compile step's files: {e}"
+    else:
+        res.error = "the jail did not send the compile step's files back"
+    return res
 
 
 def _safe_rel(rel: str) -> str:
