@@ -61,6 +61,47 @@ def mount(src, target, fstype, flags=0, data=None):
     _check(libc.mount(_b(src), _b(target), _b(fstype), flags, _b(data)), f"mount {target}")
 
 
+# The mount API of Linux 5.2+ (the same numbers on every architecture).
+SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_FSOPEN, SYS_FSCONFIG, SYS_FSMOUNT = 428, 429, 430, 431, 432
+OPEN_TREE_CLONE, O_CLOEXEC_FLAG = 1, 0o2000000
+FSCONFIG_SET_STRING, FSCONFIG_CMD_CREATE = 1, 6
+MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV = 1, 2, 4
+MOVE_MOUNT_F_EMPTY_PATH = 4
+
+
+def _fd(ret: int, what: str) -> int:
+    if ret < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+    return ret
+
+
+def overlay_ro(layers: list, target: str) -> None:
+    """A read-only overlay of ``layers`` (folders, first on top) at ``target``. Each layer is
+    a detached copy of its folder (``open_tree``), named to overlayfs as ``/proc/self/fd/N``
+    (``lowerdir+``, Linux 6.8+): mountinfo shows those names and root ``/``, never the
+    folders' own paths, as a bind mount would. Overlayfs wants two layers at least."""
+    fds: list = []
+    try:
+        for layer in layers:
+            fds.append(_fd(libc.syscall(SYS_OPEN_TREE, -100, _b(layer), OPEN_TREE_CLONE | O_CLOEXEC_FLAG),
+                           f"open_tree {layer}"))
+        fs = _fd(libc.syscall(SYS_FSOPEN, b"overlay", 1), "fsopen overlay")
+        fds.append(fs)
+        for fd in fds[:-1]:
+            _check(min(0, libc.syscall(SYS_FSCONFIG, fs, FSCONFIG_SET_STRING, b"lowerdir+",
+                                       _b(f"/proc/self/fd/{fd}"), 0)), "fsconfig lowerdir+")
+        _check(min(0, libc.syscall(SYS_FSCONFIG, fs, FSCONFIG_CMD_CREATE, None, None, 0)), "fsconfig create")
+        mnt = _fd(libc.syscall(SYS_FSMOUNT, fs, 1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV),
+                  "fsmount")
+        fds.append(mnt)
+        _check(min(0, libc.syscall(SYS_MOVE_MOUNT, mnt, b"", -100, _b(target), MOVE_MOUNT_F_EMPTY_PATH)),
+               f"move_mount {target}")
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
 def umount(target, flags=MNT_DETACH):
     _check(libc.umount2(_b(target), flags), f"umount {target}")
 

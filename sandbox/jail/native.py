@@ -133,7 +133,7 @@ class NativeBox:
     def _build_skeleton(self) -> None:
         r = self.root
         mount("codetest", r, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
-        for d in ("proc", "dev", "tmp", "mnt", "work", "prog", "etc", "run", ".oldroot", ".masks"):
+        for d in ("proc", "dev", "tmp", "mnt", "work", "prog", "etc", "run", ".oldroot", ".masks", ".masks/emptydir"):
             os.makedirs(os.path.join(r, d), exist_ok=True)
         for spec in self.cfg["binds"]:
             self._bind_ro(spec["src"], spec.get("dst", spec["src"]), dev=spec.get("dev", False))
@@ -144,7 +144,6 @@ class NativeBox:
             with open(os.path.join(r, ".masks", name.replace("/", "_")), "w") as f:
                 f.write(text)
         open(os.path.join(r, ".masks", "empty"), "w").close()
-        os.makedirs(os.path.join(r, ".masks", "emptydir"), exist_ok=True)
         for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                              ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"), ("shm", "/tmp")):
             os.symlink(target, os.path.join(r, "dev", name))
@@ -188,6 +187,8 @@ class NativeBox:
             os.makedirs(target, exist_ok=True)
         elif not os.path.exists(target):
             open(target, "w").close()
+        if src != dst and os.path.isdir(src) and self._overlay_ro(src, target):
+            return
         mount(src, target, None, MS_BIND | MS_REC)
         # Keep the flags the host mount has (a user namespace may not clear them), add ours.
         keep = os.statvfs(target).f_flag & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME)
@@ -195,6 +196,16 @@ class NativeBox:
         if not dev:
             flags |= MS_NODEV
         mount(None, target, None, flags)
+
+    def _overlay_ro(self, src: str, target: str) -> bool:
+        """A folder shown at another path (a toolchain at /opt/codetest/<language>): a bind
+        would print ``src`` as its root in mountinfo; a read-only overlay of a detached copy
+        prints ``/proc/self/fd/N``. False where this kernel cannot (the bind it is, then)."""
+        try:
+            kernel.overlay_ro([src, os.path.join(self.root, ".masks", "emptydir")], target)
+            return True
+        except OSError:
+            return False
 
     # -- per execution, in the supervisor
 
