@@ -1,9 +1,10 @@
 """The warm Python interpreter a Python program is forked from.
 
-The jail server is a Python process with what every Python program needs already imported;
-a Python test costs a fork of it, not an interpreter start. The server never reads a byte of
-any job (see ``server``), so the fork holds nothing of anyone: only the per-execution
-supervisor, a fresh fork that exits afterwards, reads the job, and the program is its child.
+The zygote is a Python process with what every Python program needs already imported; a
+Python test costs a fork of it, not an interpreter start. The zygote never reads a byte of any
+job (see ``server`` and ``spawner``): the supervisor, its long-lived sibling, reads each job and
+hands it to the program's process over that process's own socket, after the fork. So the fork
+holds nothing of anyone.
 
 ``run`` makes the forked interpreter behave as ``python3 prog.py``: the source compiled with
 ``dont_inherit=True`` (no ``from __future__`` of ours leaks in), a fresh ``__main__``, the
