@@ -137,8 +137,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                 named = {p.strip() for p in args.problems.split(",") if p.strip()}
                 only = named if only is None else only & named
             if only is not None:
-                print(f"[{ds}] --pick {args.pick} --pick-seed {args.pick_seed}: {', '.join(sorted(only))}",
-                      file=sys.stderr)
+                how = f"--pick {args.pick} --pick-seed {args.pick_seed}" if args.pick else "--problems"
+                print(f"[{ds}] {how}: {', '.join(sorted(only))}", file=sys.stderr)
             summary = run_batch(src, suites, runner, settings, workers=args.workers, limit=args.limit,
                                 only=only, progress=sys.stderr.isatty())
             gen_s = time.monotonic() - t0
