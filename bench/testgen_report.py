@@ -3,6 +3,7 @@
     .venv/bin/python bench/testgen_report.py                       # all four dev sets, full
     .venv/bin/python bench/testgen_report.py --limit 40 --sample 20  # a quick look
     .venv/bin/python bench/testgen_report.py --datasets stdio-toy
+    .venv/bin/python bench/testgen_report.py --datasets stdio-contest --problems gcpc2021/killjoys,gcpc2023/balloondarts
 
 For each dataset: synthesize suites (``codetest testgen``, resumable: reruns reuse
 ``--out-dir``), then judge the held-out labelled programs with (a) the problems' own base
@@ -83,6 +84,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--limit", type=int, help="first N problems of each dataset")
     ap.add_argument("--pick", type=int, help="a random sample of K problems of each dataset (see --pick-seed)")
     ap.add_argument("--pick-seed", type=int, default=0, help="the seed of --pick's sample (it is printed)")
+    ap.add_argument("--problems", help="only these problem ids, comma-separated (with --pick: both)")
     ap.add_argument("--sample", type=int, help="at most K held-out programs per label per problem")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--max-tests", type=int, default=50)
@@ -131,9 +133,12 @@ def main(argv: Optional[list[str]] = None) -> int:
             settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants, families=fams,
                                 budget=Budget().scaled(args.budget_scale))
             only = _pick(src, args.pick, args.pick_seed) if args.pick else None
+            if args.problems:
+                named = {p.strip() for p in args.problems.split(",") if p.strip()}
+                only = named if only is None else only & named
             if only is not None:
-                print(f"[{ds}] --pick {args.pick} --pick-seed {args.pick_seed}: {', '.join(sorted(only))}",
-                      file=sys.stderr)
+                how = f"--pick {args.pick} --pick-seed {args.pick_seed}" if args.pick else "--problems"
+                print(f"[{ds}] {how}: {', '.join(sorted(only))}", file=sys.stderr)
             summary = run_batch(src, suites, runner, settings, workers=args.workers, limit=args.limit,
                                 only=only, progress=sys.stderr.isatty())
             gen_s = time.monotonic() - t0
@@ -194,9 +199,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     print("TNR-beh: TNR without programs that fail to compile or load. rej-all: share of problems whose suite "
           "rejects every incorrect program. no-suite: problems without a suite (empty or failed; their programs "
           "are in no rate). TLE-rej: programs labelled too slow that the suite rejects.")
-    if args.sample is not None or args.limit is not None or args.pick is not None:
+    if args.sample is not None or args.limit is not None or args.pick is not None or args.problems:
         print(f"(sampled: --limit {args.limit}, --pick {args.pick} problems with --pick-seed {args.pick_seed}, "
-              f"--sample {args.sample} programs per label per problem)")
+              f"--problems {args.problems}, --sample {args.sample} programs per label per problem)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=1)

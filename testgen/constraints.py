@@ -50,12 +50,14 @@ def parse_number(s: str) -> Optional[float]:
 
 def normalize(text: str) -> str:
     t = text
-    t = re.sub(r"\\(?:leqslant|leq|le)\b", " ≤ ", t)
-    t = re.sub(r"\\(?:geqslant|geq|ge)\b", " ≥ ", t)
-    t = re.sub(r"\\lt\b", " < ", t)
-    t = re.sub(r"\\gt\b", " > ", t)
+    # a LaTeX command name ends at the first non-letter: "\\leq2\\cdot10^5" is "≤ 2 * 10^5"
+    # (a word boundary would need a space before the digit)
+    t = re.sub(r"\\(?:leqslant|leq|le)(?![A-Za-z])", " ≤ ", t)
+    t = re.sub(r"\\(?:geqslant|geq|ge)(?![A-Za-z])", " ≥ ", t)
+    t = re.sub(r"\\lt(?![A-Za-z])", " < ", t)
+    t = re.sub(r"\\gt(?![A-Za-z])", " > ", t)
     t = t.replace("<=", " ≤ ").replace(">=", " ≥ ")
-    t = re.sub(r"\\(?:cdot|times)\b|×", "*", t)
+    t = re.sub(r"\\(?:cdot|times)(?![A-Za-z])|×", "*", t)
     t = re.sub(r"(\d)\\,(?=\d{3})", r"\1", t)  # 1\,000\,000
     t = re.sub(r"(\d),(?=\d{3}\b)", r"\1", t)  # 1,000,000
     t = t.replace("\\(", " ").replace("\\)", " ").replace("$", " ")

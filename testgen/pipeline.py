@@ -56,25 +56,27 @@ def _describe_model(model: Any) -> str:
 
 # A family whose inputs make two golds disagree this often is generating outside the problem's
 # domain (or where the answer is not unique); what survived of it got lucky, and other correct
-# programs need not agree as the golds did. Its inputs are left out: when unsure, narrow. Not
-# with an input validator: its inputs are in the domain by definition.
+# programs need not agree as the golds did. Its inputs are left out: when unsure, narrow.
+# An input an input validator rejects is dropped as ``validator_rejects`` whatever the golds did
+# (testgen/validate.py), so only disagreement on inputs inside the validated domain counts here:
+# a validator vouches for the domain, not for the answers (several right answers, a float printed
+# to other digits, a gold wrong on part of the domain all show as disagreement on valid inputs).
 QUARANTINE_SHARE = 0.3
 QUARANTINE_MIN = 5
 OUT_OF_DOMAIN = ("gold_disagree", "referee_disagree")
 
 
-def quarantine(cands: list[Any], kept: list[Any], n_gold: int, has_validator: bool = False
-               ) -> tuple[list[Any], dict[str, str]]:
+def quarantine(cands: list[Any], kept: list[Any], n_gold: int) -> tuple[list[Any], dict[str, str]]:
     """Kept candidates without the families that look out of domain, and why each was left out."""
-    if n_gold < 2 or has_validator:
+    if n_gold < 2:
         return kept, {}
     tried: Counter = Counter()
     bad: Counter = Counter()
     for c in cands:
-        if c.family == "seed":
+        reason = c.meta.get("drop")
+        if c.family == "seed" or reason == "validator_rejects":
             continue
         tried[c.family] += 1
-        reason = c.meta.get("drop")
         if reason in OUT_OF_DOMAIN:
             bad[c.family] += 1
     out: dict[str, str] = {}
@@ -183,6 +185,8 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     stats["gold"] = [vars(g) for g in val.gold]
     if val.notes or problem.notes:
         stats["notes"] = problem.notes + val.notes
+    if val.validators_used:
+        stats["validators"] = val.validators_used
     if val.error:
         stats["dropped"] = dict(dropped)
         raise ProblemError(val.error)
@@ -193,8 +197,7 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
         # judges must compare the same way, so the suite record says so (engine compare modes)
         extra["compare"] = problem.compare
         extra["float_tol"] = problem.float_tol
-    kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold) + len(problem.referees),
-                                bool(problem.validators))
+    kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold) + len(problem.referees))
     if narrowed:
         stats["narrowed"] = narrowed
         dropped["quarantined"] += len(val.kept) - len(kept)

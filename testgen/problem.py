@@ -15,7 +15,7 @@ from typing import Any, Iterator, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.errors import UnknownLanguage
-from sandbox.languages import get_language
+from sandbox.languages import get_language, language_for_file
 from sandbox.models import Checker, CheckerCompare, Compare, Limits
 
 from .answers import several_answers
@@ -231,8 +231,48 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     return "whitespace", tol, None
 
 
+def _validator_fields(rec: dict[str, Any]) -> list[str]:
+    """Every field of a record that holds input-validator files: ``input_validators`` and its siblings
+    (``input_validators_other`` is where Kattis exports keep checktestdata files, ...), in name order."""
+    return sorted(k for k in rec if isinstance(k, str) and k.startswith("input_validators"))
+
+
+def _validator_files(rec: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """({path: text}, {path: the language the record names}) over every validator field."""
+    files: dict[str, str] = {}
+    named: dict[str, str] = {}
+    for key in _validator_fields(rec):
+        raw = rec.get(key)
+        files.update(_source_files(raw))
+        for f in raw if isinstance(raw, list) else []:
+            if isinstance(f, dict) and "name" in f and isinstance(f.get("language"), str):
+                named[str(f["name"])] = f["language"].strip().lower()
+    return files, named
+
+
+def _validator_language(path: str, named: Optional[str]) -> Optional[str]:
+    """The sandbox language of a validator source file, "checktestdata", or None (a header, data)."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix == ".ctd" or named in ("checktestdata", "ctd"):
+        return "checktestdata"
+    if suffix in (".h", ".hpp", ".hh", ".hxx") or (named or "").endswith("header"):
+        return None
+    lang = _EXT_LANGUAGE.get(suffix)
+    if lang is None:
+        try:
+            lang = language_for_file(path).name
+        except UnknownLanguage:
+            lang = normalize_language(named) if named else None
+    return lang
+
+
 def _validators_of(rec: dict[str, Any], notes: Optional[list[str]] = None) -> list[InputValidator]:
-    files = _source_files(rec.get("input_validators"))
+    """Every input validator the record ships, in any language the sandbox runs.
+
+    All of them must accept an input (the Kattis rule: a package's validators each check a part,
+    e.g. a checktestdata grammar for the format and ranges, a C++ program for a property). One
+    that cannot be used is noted, never silently skipped."""
+    files, named = _validator_files(rec)
     out: list[InputValidator] = []
     notes = [] if notes is None else notes
     groups: dict[str, dict[str, str]] = {}
@@ -240,18 +280,21 @@ def _validators_of(rec: dict[str, Any], notes: Optional[list[str]] = None) -> li
         groups.setdefault(str(PurePosixPath(path).parent), {})[path] = text
     for folder, group in sorted(groups.items()):
         for path, text in sorted(group.items()):
-            lang = _EXT_LANGUAGE.get(PurePosixPath(path).suffix.lower())
-            if lang == "python":
-                out.append(InputValidator(language="python", code=text, name=path))
-            elif PurePosixPath(path).suffix.lower() == ".ctd":
+            lang = _validator_language(path, named.get(path))
+            if lang is None:
+                continue
+            if lang == "checktestdata":
                 code, why = ctd_to_python(text)
                 if code is None:
                     notes.append(f"inputs not validated by checktestdata {path}: {why}")
                 else:
                     out.append(InputValidator(language="python", code=code, accept_exit=42, name=path))
-            elif lang in ("c", "cpp") and re.search(r"\bint\s+main\s*\(|\bvoid\s+run\s*\(", text):
-                # (validator.h style: main() lives in the header that gets inlined)
-                out.append(InputValidator(language=lang, code=inline_includes(text, group), name=path))
+            elif lang in ("c", "cpp"):
+                if re.search(r"\bint\s+main\s*\(|\bvoid\s+run\s*\(", text):
+                    # (validator.h style: main() lives in the header that gets inlined)
+                    out.append(InputValidator(language=lang, code=inline_includes(text, group), name=path))
+            else:
+                out.append(InputValidator(language=lang, code=text, name=path))
     for v in rec.get("validators") or []:  # contract extension / our own suites
         if isinstance(v, dict) and v.get("code"):
             out.append(InputValidator(language=normalize_language(v.get("language", "python")), code=v["code"],

@@ -28,6 +28,7 @@ from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import Range, alphabet_hint, extract, says_no_input
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
+CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
 SMALL_ROWS = 1000  # rows of the non-stress families
 _INT = re.compile(r"-?\d+\Z")
@@ -61,6 +62,9 @@ class Slot:
     alphabet: str = string.ascii_lowercase
     min_len: int = 1
     max_len: int = 10
+    # A category (a command "+"/"*"/"?", a direction "L"/"R"): the few words seen repeat, so only
+    # they are drawn (the function model's rule, testgen/inputs/strings.py)
+    choices: Optional[list[str]] = None
 
     def fmt(self, v: Any) -> str:
         if self.kind == "int":
@@ -70,6 +74,8 @@ class Slot:
         return str(v)
 
     def draw(self, rng: random.Random, mode: str = "regular") -> Any:
+        if self.kind == "word" and self.choices:
+            return rng.choice(self.choices)
         if self.kind == "word":
             if mode == "stress":
                 n = self.max_len
@@ -91,6 +97,8 @@ class Slot:
         return round(rng.uniform(lo, hi), self.decimals)
 
     def boundary(self) -> list[Any]:
+        if self.kind == "word" and self.choices:
+            return list(self.choices)
         if self.kind == "word":
             return ["".join(self.alphabet[0] for _ in range(self.min_len)),
                     "".join(self.alphabet[-1] for _ in range(self.max_len))]
@@ -100,6 +108,8 @@ class Slot:
         return [v for v in dict.fromkeys(vals) if self.lo <= v <= self.hi]
 
     def mutate(self, v: Any, rng: random.Random) -> Any:
+        if self.kind == "word" and self.choices:
+            return rng.choice(self.choices)
         if self.kind == "word":
             s = str(v)
             op = rng.randrange(4)
@@ -557,6 +567,9 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
         if lens and all(r.lo is not None for r in lens):
             sl.min_len = max(1, int(max(r.lo for r in lens if r.lo is not None)))
         sl.max_len = min(sl.max_len, 100_000)
+        distinct = list(dict.fromkeys(words))
+        if sl.obs and len(distinct) <= CATEGORY_MAX and len(words) >= 2 * len(distinct):
+            sl.choices = sorted(distinct)  # few words, each seen twice on average: a category, not text
         return
     vals = [float(v) for v in sl.obs] or [0.0]
     omin, omax = min(vals), max(vals)

@@ -60,6 +60,8 @@ class Validated:
     usable_gold: list[Program] = field(default_factory=list)
     error: Optional[str] = None
     notes: list[str] = field(default_factory=list)
+    # the input validators that judged the inputs (compiled, ran, accepted every seed example)
+    validators_used: list[str] = field(default_factory=list)
 
 
 def _finite(v: Any) -> bool:
@@ -153,12 +155,13 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         return out
     out.usable_gold = [golds[p] for p in usable if p < len(golds)]
     limit = problem.limits.time_s
-    valid, notes = _validator_verdicts(problem, [json.dumps(a) for a in inputs], runner)
+    valid, notes, out.validators_used = _validator_verdicts(problem, [json.dumps(a) for a in inputs], runner)
     out.notes += notes
     refereed = _referee_function(problem, inputs, runner)
     for i, c in enumerate(cands):
         rows = [res[p][i] for p in usable]
-        reason = _fn_drop_reason(rows, limit / slack, problem) or (None if valid[i] else "validator_rejects")
+        # outside the validated domain first: what the golds did there says nothing (pipeline.quarantine)
+        reason = "validator_rejects" if not valid[i] else _fn_drop_reason(rows, limit / slack, problem)
         if reason == "gold_disagree" and rerun:
             reason = "gold_unstable"  # one gold, two runs, two answers
         if not reason and any(r[i] is not None and r[i].ok and not problem.values_equal(r[i].value, rows[0].value)
@@ -293,14 +296,18 @@ def confirm_function_suite(problem: Problem, golds: list[Program], tests: list[C
 # ---------------------------------------------------------------- stdin/stdout problems
 
 
-def _validator_verdicts(problem: Problem, inputs: list[str], runner: Runner) -> tuple[list[bool], list[str]]:
+def _validator_verdicts(problem: Problem, inputs: list[str], runner: Runner
+                        ) -> tuple[list[bool], list[str], list[str]]:
     """Whether every usable input validator accepts each input (function-call inputs are given to
-    validators as the JSON array of arguments). Validators that reject the seed examples are
-    ignored (they usually need flags we do not have) and noted."""
+    validators as the JSON array of arguments), the notes, and the names of the validators used.
+    Validators that reject the seed examples are ignored (they usually need flags we do not
+    have) and noted; so are those that do not compile or run. Only the ones used vouch for the
+    inputs' domain (``pipeline.quarantine``)."""
     accept = [True] * len(inputs)
     notes: list[str] = []
+    used: list[str] = []
     if not problem.validators or not inputs:
-        return accept, notes
+        return accept, notes, used
     seeds = [json.dumps(t["args"]) if problem.is_function else t["stdin"] for t in problem.seeds]
     lim = Limits(time_s=10, memory_mb=1024)
     reqs = [RunRequest(language=v.language, code=v.code, limits=lim,
@@ -315,10 +322,14 @@ def _validator_verdicts(problem: Problem, inputs: list[str], runner: Runner) -> 
         if any(c != v.accept_exit for c in codes[: len(seeds)]):
             notes.append(f"input validator {v.name or v.language} rejects a seed example; not used")
             continue
+        if len(codes) < len(seeds) + len(inputs):
+            notes.append(f"input validator {v.name or v.language} did not judge every input; not used")
+            continue
+        used.append(v.name or v.language)
         for i, c in enumerate(codes[len(seeds):]):
             if c != v.accept_exit:
                 accept[i] = False
-    return accept, notes
+    return accept, notes, used
 
 
 def _stdio_golds(problem: Problem, runner: Runner) -> tuple[list[Program], list[GoldReport]]:
@@ -430,7 +441,7 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
             for i, t in enumerate(r1[p].tests):
                 if not reasons[i] and not compare_output(mode, t.stdout, expected[i], problem.float_tol):
                     reasons[i] = "gold_disagree"
-    valid, notes = _validator_verdicts(problem, inputs, runner)
+    valid, notes, out.validators_used = _validator_verdicts(problem, inputs, runner)
     out.notes += notes
     if problem.referees and not problem.has_checker:
         mode = problem.compare if isinstance(problem.compare, str) else "whitespace"
@@ -438,7 +449,8 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
             if not reasons[i] and not compare_output(mode, t.stdout, expected[i], problem.float_tol):
                 reasons[i] = "referee_disagree"
     for i, c in enumerate(cands):
-        if not reasons[i] and not valid[i]:
+        if not valid[i]:
+            # outside the validated domain first: what the golds did there says nothing (pipeline.quarantine)
             reasons[i] = "validator_rejects"
         if reasons[i] == "gold_disagree" and rerun:
             reasons[i] = "gold_unstable"  # one gold, two runs, two answers

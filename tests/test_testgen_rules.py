@@ -195,7 +195,12 @@ def test_quarantine_drops_families_the_golds_disagree_on():
                     for i in range(10)]
     out, why = quarantine(more, [c for c in more if "drop" not in c.meta], n_gold=3)
     assert "*" in why and {c.family for c in out} == {"seed"}
-    assert quarantine(cands, kept, n_gold=2, has_validator=True)[1] == {}
+    # disagreement is counted inside the validated domain: inputs an input validator rejected say
+    # nothing (testgen/validate.py drops them as validator_rejects whatever the golds did)
+    fam = [Candidate("regular", args=[i], meta={"drop": "validator_rejects"}) for i in range(10)]
+    fam += [Candidate("regular", args=[i + 10], meta={"drop": "gold_disagree"} if i < 3 else {}) for i in range(7)]
+    out, why = quarantine(fam, [c for c in fam if "drop" not in c.meta], n_gold=2)
+    assert "3 of 7" in why["regular"] and out == []
 
 
 def test_samples_are_always_in_the_suite():
