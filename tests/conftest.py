@@ -121,6 +121,21 @@ def fresh_sandbox(backend: str, **kw) -> tuple[Sandbox, str]:
     return Sandbox(cfg), state
 
 
+@pytest.fixture(scope="module")
+def runner():
+    """testgen's LocalRunner on a native sandbox of the module's own, in a state folder the jail
+    users can traverse (pytest's tmp folders are 0700). Modules that judge on the session's
+    backends define their own ``runner(sandbox)`` instead."""
+    from testgen.runner import LocalRunner
+
+    d = tempfile.mkdtemp(prefix="codetest-tg-")
+    os.chmod(d, 0o755)
+    sb = Sandbox(SandboxConfig(state_dir=d))
+    yield LocalRunner(sb)
+    sb.close()
+    shutil.rmtree(d, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def own_sandbox(backend: str, **kw):
     sb, state = fresh_sandbox(backend, **kw)

@@ -8,32 +8,13 @@ golds disagreed on was kept because the problem had a validator. Real sandbox, r
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-
-import pytest
-
-from sandbox import Sandbox, SandboxConfig
 from testgen.candidates import Candidate
 from testgen.evaluate import evaluate
 from testgen.pipeline import Settings, synthesize
 from testgen.problem import load_problem
-from testgen.runner import LocalRunner
 from testgen.validate import validate_stdio
 
 FAST = Settings(mutants=0, max_tests=25, min_tests=3)
-
-
-@pytest.fixture(scope="module")
-def runner():
-    d = tempfile.mkdtemp(prefix="codetest-tg-")
-    os.chmod(d, 0o755)  # the jail users traverse it (pytest's tmp folders are 0700)
-    sb = Sandbox(SandboxConfig(state_dir=d))
-    r = LocalRunner(sb)
-    yield r
-    sb.close()
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def _py(code: str) -> dict:

@@ -5,20 +5,13 @@ repair rounds. Every program the "LLM" writes runs in the sandbox."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pytest
-
-from sandbox import Sandbox, SandboxConfig
 from testgen.evaluate import evaluate
 from testgen.llm import LLMConfig, extract_code
 from testgen.pipeline import Settings, synthesize
-from testgen.runner import LocalRunner
 
 
 class ScriptedLLM:
@@ -70,16 +63,6 @@ class ScriptedLLM:
 
 def py(code: str) -> str:
     return f"Here you go:\n```python\n{code}\n```\n"
-
-
-@pytest.fixture(scope="module")
-def runner():
-    d = tempfile.mkdtemp(prefix="codetest-tgllm-")
-    os.chmod(d, 0o755)
-    sb = Sandbox(SandboxConfig(state_dir=d))
-    yield LocalRunner(sb)
-    sb.close()
-    shutil.rmtree(d, ignore_errors=True)
 
 
 ADD = {"id": "add", "io": "function", "entry_point": "f", "statement": "Add two integers a and b, |a|, |b| <= 15.",

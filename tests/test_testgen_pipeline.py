@@ -14,13 +14,12 @@ import time
 
 import pytest
 
-from sandbox import Limits, Sandbox, SandboxConfig
+from sandbox import Limits
 from testgen.batch import finished_ids, run_batch
 from testgen.candidates import Candidate
 from testgen.evaluate import evaluate
 from testgen.pipeline import Settings, synthesize
 from testgen.problem import load_problem
-from testgen.runner import LocalRunner
 from testgen.validate import validate_function, validate_stdio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,16 +42,6 @@ def state_env():
     """Environment for a `codetest` subprocess with its own sandbox state folder, removed afterwards."""
     d = _state_dir()
     yield dict(os.environ, CODETEST_STATE_DIR=d)
-    shutil.rmtree(d, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def runner():
-    d = _state_dir()
-    sb = Sandbox(SandboxConfig(state_dir=d))
-    r = LocalRunner(sb)
-    yield r
-    sb.close()
     shutil.rmtree(d, ignore_errors=True)
 
 

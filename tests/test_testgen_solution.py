@@ -4,16 +4,8 @@ quadratic program, and stated float tolerance on a stdin problem."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-
-import pytest
-
-from sandbox import Sandbox, SandboxConfig
 from testgen.evaluate import evaluate
 from testgen.pipeline import Settings, synthesize
-from testgen.runner import LocalRunner
 
 FAST = Settings(mutants=8, max_tests=12, min_tests=3)
 
@@ -41,17 +33,6 @@ class Solution:
     def twoSum(self, nums: List[int], target: int) -> List[int]:
         return [0, 1]
 """
-
-
-@pytest.fixture(scope="module")
-def runner():
-    d = tempfile.mkdtemp(prefix="codetest-tg14-")
-    os.chmod(d, 0o755)
-    sb = Sandbox(SandboxConfig(state_dir=d))
-    r = LocalRunner(sb)
-    yield r
-    sb.close()
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def test_solution_class_problem_is_synthesized_and_judged(runner):

@@ -8,18 +8,12 @@ two and reject the last, and the suite record must say where its limit came from
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-
 import pytest
 
-from sandbox import Sandbox, SandboxConfig
 from testgen.evaluate import evaluate
 from testgen.generators import Budget
 from testgen.pipeline import Settings, synthesize
 from testgen.problem import load_problem
-from testgen.runner import LocalRunner
 from testgen.timelimit import CAP_S, DEFAULT_MULTIPLIER, FLOOR_S, SAFETY, TimePolicy, policy_for
 
 # sum of i^2 mod p, one step per i: about 0.1 us of CPU per step in CPython
@@ -45,16 +39,6 @@ def squares(limits: dict) -> dict:
 
 
 SMALL = Settings(mutants=4, max_tests=8, min_tests=3, budget=Budget().scaled(0.15))
-
-
-@pytest.fixture(scope="module")
-def runner():
-    d = tempfile.mkdtemp(prefix="codetest-tl-")
-    os.chmod(d, 0o755)
-    sb = Sandbox(SandboxConfig(state_dir=d))
-    yield LocalRunner(sb)
-    sb.close()
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def test_derive_is_gold_time_times_multiplier_and_safety_within_floor_and_cap():
