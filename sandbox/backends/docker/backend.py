@@ -15,6 +15,7 @@ import logging
 import os
 import secrets
 import threading
+import time
 from typing import Any, Optional
 
 from ...errors import SandboxUnavailable
@@ -33,6 +34,10 @@ from .stream import StreamClosed, StreamTimeout
 from .toolchains import probe_image, probe_libraries
 
 log = logging.getLogger("codetest.docker")
+
+# How long a dead pool's folder outlives the sweep that found its owner gone: the engine may
+# still finish creating a container the owner asked for as it died, and later sweeps look again.
+DEAD_POOL_GRACE_S = 120.0
 
 _toolchain_cache: dict[str, dict[str, Toolchain]] = {}
 _library_cache: dict[str, dict] = {}
@@ -82,6 +87,7 @@ class DockerBackend:
         self.seccomp_json = seccomp_profile_json()
         self.bpf_b64, self.bpf_note = self._compile_bpf()
         self._owner_fd = self._claim_pool()
+        self._dead_since: dict[str, float] = {}  # dead pools' folders: when first found dead
         self._remove_stale_containers()
         self._stop_sweeping = threading.Event()
         self._toolchains = self._probe_toolchains()
@@ -228,24 +234,27 @@ class DockerBackend:
                 log.debug("sweeping stale containers: %s", e)
 
     def _remove_dead_pool(self, folder: str) -> None:
-        """Called with the free lock of a dead pool held: remove its containers, then the folder
-        (kept when the engine cannot list or remove them, so that the next sweep tries again)."""
+        """Called with the free lock of a dead pool held: remove its containers, then the folder.
+        The folder, and with it the next sweep's look, stays while a removal fails and until a
+        sweep finds no container of the pool ``DEAD_POOL_GRACE_S`` after the pool was first seen
+        dead: the engine may still finish creating a container the owner asked for as it died."""
         name = os.path.basename(folder)
+        first_seen = self._dead_since.setdefault(folder, time.monotonic())
         if name.startswith("pool-"):
             try:
                 left = self.client.api.containers(all=True, filters={"label": f"{LABEL_POOL}={name[5:]}"})
             except Exception as e:
                 log.debug("listing the containers of dead pool %s: %s", name[5:], e)
                 return
-            removed = True
             for c in left:
                 log.warning("removing sandbox container %s of dead pool %s (its owner's lock is free)",
                             c["Id"][:12], name[5:])
-                removed = self._force_remove(c["Id"]) and removed
-            if not removed:
+                self._force_remove(c["Id"])
+            if left or time.monotonic() - first_seen < DEAD_POOL_GRACE_S:
                 return
         try:
             os.rmdir(folder)
+            self._dead_since.pop(folder, None)
         except OSError as e:
             log.debug("rmdir %s: %s", folder, e)
 
