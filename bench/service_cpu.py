@@ -6,7 +6,8 @@ A real service (``python -m api`` on 127.0.0.1, its own state) takes N requests 
 Python program, C in flight (verl's default request shape, 32 at once), after a warm-up of
 N/10. Prints the service process's CPU milliseconds per request (all its threads: HTTP,
 validation, admission, the scheduler, talking to the slots), the jail slots' CPU beside it and
-this client's. Run it in two checkouts one after the other to compare service changes on the
+this client's, and the whole machine's busy CPU per request (kernel threads, anything else
+running). Run it in two checkouts one after the other to compare service changes on the
 same machine: CPU per request barely moves with the machine's load, requests per second do.
 """
 
@@ -58,6 +59,13 @@ def drive(url: str, n: int, concurrency: int) -> tuple[float, int]:
         return time.monotonic() - t0, wrong[0]
 
 
+def machine_busy_s() -> float:
+    """CPU seconds the whole machine has been busy (every core, kernel threads included)."""
+    with open("/proc/stat") as f:
+        ticks = [int(v) for v in f.readline().split()[1:]]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # all but idle, iowait; guest is in user
+
+
 def by_category(before: dict, after: dict) -> dict[str, float]:
     out: dict[str, float] = {}
     for pid, (cat, own, reaped) in after.items():
@@ -79,14 +87,14 @@ def main() -> int:
     url = server.start()
     try:
         drive(url, max(1, args.n // 10), args.concurrency)  # warm: slots started, programs cached
-        before = cpu.snapshot()
+        before, machine_before = cpu.snapshot(), machine_busy_s()
         secs, wrong = drive(url, args.n, args.concurrency)
-        spent = by_category(before, cpu.snapshot())
+        spent, machine = by_category(before, cpu.snapshot()), machine_busy_s() - machine_before
     finally:
         server.stop()
     per = {k: 1000 * v / args.n for k, v in spent.items()}
     print(f"service {per.get('service', 0):5.2f} ms/request  jails {per.get('slots', 0):5.2f}  "
-          f"client {per.get('bench', 0):5.2f}  ({args.n} requests, {args.concurrency} in flight, "
+          f"client {per.get('bench', 0):5.2f}  machine {1000 * machine / args.n:5.2f}  ({args.n} requests, {args.concurrency} in flight, "
           f"{args.n / secs:.0f}/s, {wrong} wrong, load {os.getloadavg()[0]:.1f})")
     return 1 if wrong else 0
 

@@ -12,21 +12,28 @@ import os
 import signal
 import time
 
+from .kernel import read_file, write_file
+
 
 SLOT_REUSED = "run"  # v1 pids and cpuacct: one folder per slot (counters reset or zero)
 FRESH_CONTROLLERS = ("memory", "unified")  # a fresh folder per execution
 
 
 class Cgroup:
-    def __init__(self, parents: dict, name: str):
+    def __init__(self, parents: dict, name: str, held: dict):
         """``parents`` maps controller -> slot folder ({"unified": folder} on v2).
 
         Memory (v1) and the unified folder (v2) are fresh per execution: that is where
         memory stays charged after a program ends. The v1 pids and cpuacct folders are the
         slot's, reused: pids.current is zero once the execution's processes are gone (checked
         by ``reset``) and cpuacct.usage is reset to zero before each execution.
+
+        ``held``: the slot's open ``cgroup.procs`` descriptors of its reused folders (folder ->
+        fd), kept by the caller from one execution to the next, opened here when missing.
         """
         self.v2 = "unified" in parents
+        self.held = held
+        self.procs_fds: list = []
         self.dirs = {c: os.path.join(p, name if c in FRESH_CONTROLLERS else SLOT_REUSED) for c, p in parents.items()}
         for c, d in self.dirs.items():
             try:
@@ -38,8 +45,7 @@ class Cgroup:
                     os.mkdir(d)
 
     def _w(self, ctrl, fname, value):
-        with open(os.path.join(self.dirs[ctrl], fname), "w") as f:
-            f.write(str(value))
+        write_file(os.path.join(self.dirs[ctrl], fname), value)
 
     def _try_w(self, ctrl, fname, value):
         try:
@@ -49,8 +55,7 @@ class Cgroup:
 
     def _r(self, ctrl, fname):
         try:
-            with open(os.path.join(self.dirs[ctrl], fname)) as f:
-                return f.read()
+            return read_file(os.path.join(self.dirs[ctrl], fname))
         except OSError:
             return ""
 
@@ -60,8 +65,7 @@ class Cgroup:
             self._try_w("unified", "memory.swap.max", 0)
             self._w("unified", "pids.max", pids)
         else:
-            # memory+swap may never be below memory: raising needs memsw first, lowering after.
-            self._try_w("memory", "memory.memsw.limit_in_bytes", memory_bytes)
+            # memory+swap may never be below memory; both start unlimited in the fresh folder.
             self._w("memory", "memory.limit_in_bytes", memory_bytes)
             self._try_w("memory", "memory.memsw.limit_in_bytes", memory_bytes)
             self._w("pids", "pids.max", pids)
@@ -76,14 +80,25 @@ class Cgroup:
             drain(self.dirs["pids"])
 
     def open_procs(self) -> None:
-        """Open the groups' cgroup.procs now, so that ``enter`` works from inside the jail's
-        root too (after pivot_root the cgroup file system is out of reach)."""
-        self.procs_fds = [os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
-                          for d in self.dirs.values()]
+        """The groups' cgroup.procs, open now so that ``enter`` works from inside the jail's
+        root too (after pivot_root the cgroup file system is out of reach): the fresh folders'
+        opened for this execution, the reused ones' held by the slot."""
+        fds = []
+        for c, d in self.dirs.items():
+            if c in FRESH_CONTROLLERS:
+                fds.append(os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC))
+            else:
+                if d not in self.held:
+                    self.held[d] = os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
+                fds.append(self.held[d])
+        self.procs_fds = fds
 
     def close_procs(self) -> None:
-        for fd in getattr(self, "procs_fds", []):
-            os.close(fd)
+        """Close this execution's descriptors (the program's process has its own copies)."""
+        held = set(self.held.values())
+        for fd in self.procs_fds:
+            if fd not in held:
+                os.close(fd)
         self.procs_fds = []
 
 
@@ -124,8 +139,7 @@ def drain(d: str) -> None:
     """SIGKILL whatever is in folder ``d`` until it is empty (bounded)."""
     for _ in range(200):
         try:
-            with open(os.path.join(d, "cgroup.procs")) as f:
-                pids = [int(x) for x in f.read().split()]
+            pids = [int(x) for x in read_file(os.path.join(d, "cgroup.procs")).split()]
         except OSError:
             return
         if not pids:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import _signal
 import os
 import time
 
@@ -215,8 +216,7 @@ def ipc_ids(uid=None) -> list:
     out = []
     for kind in _KINDS:
         try:
-            with open(f"/proc/sysvipc/{kind}") as f:
-                lines = f.read().splitlines()
+            lines = read_file(f"/proc/sysvipc/{kind}").splitlines()
         except OSError:
             continue
         if not lines:
@@ -314,6 +314,32 @@ def drain(fd: int, limit: int = 1 << 30) -> bytes:
         chunks.append(c)
         got += len(c)
     return b"".join(chunks)
+
+
+def read_file(path: str, limit: int = 1 << 20) -> str:
+    """A small kernel file (cgroup, /proc) as text: one open, reads, one close, no Python file
+    object (the supervisor reads several per execution). Raises OSError."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return drain(fd, limit).decode(errors="replace")
+    finally:
+        os.close(fd)
+
+
+def write_file(path: str, value) -> None:
+    """Write ``value`` (str(value)) to a kernel file in one write. Raises OSError."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, str(value).encode())
+    finally:
+        os.close(fd)
+
+
+def set_signal(signum: int, handler) -> None:
+    """``signal.signal`` without its enum wrapping (``_signal`` is the C module ``signal`` wraps).
+    In a freshly forked interpreter, the wrapper's enum conversion of the old handler (a
+    ValueError and its message, for a Python handler) touched, and so copied, about 70 pages."""
+    _signal.signal(int(signum), int(handler) if isinstance(handler, int) else handler)  # SIG_DFL, SIG_IGN: 0, 1
 
 
 def memfd_with(data: bytes, name: str = "stdin") -> int:

@@ -85,6 +85,7 @@ class NativeBox:
         self.meter = None
         self.cg = None
         self.seq = 0  # executions so far: names the next cgroup folder
+        self.held_procs: dict = {}  # in the supervisor: the reused cgroup folders' cgroup.procs, open
         self.program_cgroup_fds: list = []  # in the program's process: its cgroup's cgroup.procs
         self.channel = None  # in the program's process: the socket its job came on
         # The slot's own /proc (its PID namespace, where the supervisor's child pids are valid).
@@ -213,7 +214,7 @@ class NativeBox:
         """In the supervisor, before the next header arrives: the next execution's fresh cgroup."""
         if self.cgroup_parents:
             self.seq += 1
-            self.cg = cgroups.Cgroup(self.cgroup_parents, f"x{self.seq}")
+            self.cg = cgroups.Cgroup(self.cgroup_parents, f"x{self.seq}", self.held_procs)
 
     def before(self, job: Job, lim: Limits):
         """The execution's limits, and fresh counters."""

@@ -75,6 +75,10 @@ class Limits:
     def from_dict(cls, d: dict) -> "Limits":
         return cls(**{k: v for k, v in d.items() if k in _LIMIT_NAMES})
 
+    def to_tuple(self) -> tuple:
+        """The fields in order (``Limits(*t)`` is the same limits)."""
+        return tuple(getattr(self, name) for name in _LIMIT_NAMES)
+
     def to_dict(self) -> dict:
         """The fields as they go on the wire (all scalars: no deep copy, unlike ``asdict``,
         which costs more than the rest of a header's encoding)."""

@@ -58,8 +58,7 @@ def run_delay_s(proc: str, pid: int) -> float:
     """Seconds the process's main thread waited for a CPU (schedstat's run_delay). Readable
     until the process is reaped; 0 where the kernel (or gVisor) does not show it."""
     try:
-        with open(f"{proc}/{pid}/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
+        return int(kernel.read_file(f"{proc}/{pid}/schedstat").split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0
 
@@ -101,24 +100,26 @@ def _serve(box, link: socket.socket, supervisor: int, run_program) -> int:
     poller = select.poll()
     poller.register(link, select.POLLIN)
     poller.register(wake_r, select.POLLIN)
-    more = False  # zombies were left for the next round: do not sleep
+    more = True  # reap first: zombies may be left from before (and a round is bounded: see _reap)
+    link_fd = link.fileno()
     while True:
-        for fd, _ in poller.poll(0 if more else 1000):
-            if fd == wake_r:
-                try:
-                    os.read(wake_r, 4096)
-                except BlockingIOError:
-                    pass
-        ended: list = []
-        more = _reap(programs, proc, supervisor, ended.append)
-        for pid, status, ru, delay in ended:
-            if pid == supervisor:
-                return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+        ready = {fd for fd, _ in poller.poll(0 if more else 1000)}
+        if wake_r in ready:
             try:
-                link.send(EXITED + _EXIT.pack(pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, delay))
-            except OSError:
+                os.read(wake_r, 4096)
+            except BlockingIOError:
                 pass
-        if not link_open:
+        if more or wake_r in ready or not ready:  # a child ended (SIGCHLD), some were left, or a quiet second
+            ended: list = []
+            more = _reap(programs, proc, supervisor, ended.append)
+            for pid, status, ru, delay in ended:
+                if pid == supervisor:
+                    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+                try:
+                    link.send(EXITED + _EXIT.pack(pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, delay))
+                except OSError:
+                    pass
+        if not link_open or link_fd not in ready:  # only a readable link is read: no exception per wake-up
             continue
         try:
             msg, fds = kernel.recv_fds(link, 16, 1, block=False)
@@ -138,7 +139,7 @@ def _serve(box, link: socket.socket, supervisor: int, run_program) -> int:
         if pid == 0:  # pragma: no cover - the program's process
             try:
                 signal.set_wakeup_fd(-1)
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                kernel.set_signal(signal.SIGCHLD, signal.SIG_DFL)
                 for fd in (wake_r, wake_w):
                     os.close(fd)
                 link.close()

@@ -13,11 +13,18 @@ tracebacks on stderr with exit status 1, SystemExit honoured, atexit and non-dae
 run before exit.
 """
 
+import _signal
 import os
-import signal
 import sys
 
 JAIL_MODULE_PREFIXES = ("sandbox", "codetest_boot")
+
+# Set by ``preload`` in the zygote, so a forked program's process does the least work (every
+# object it touches costs a copied page): the environment the zygote runs with, the jail's
+# modules then imported, and how many modules there were.
+_preloaded_env: dict = {}
+_preloaded_jail_modules: tuple = ()
+_preloaded_module_count = -1
 
 
 def preload() -> None:
@@ -25,17 +32,27 @@ def preload() -> None:
     dirty (copy) its pages in each child. Not ``threading``, as ``python3`` does not import it
     at start either: once imported, every fork runs its after-fork hook, which touched (copied)
     about 140 pages of the zygote's memory in each program's process."""
+    global _preloaded_env, _preloaded_jail_modules, _preloaded_module_count
     import atexit, gc, io, traceback, types  # noqa: F401,E401
     import importlib.machinery  # noqa: F401
 
+    _preloaded_env = dict(os.environ)
+    _preloaded_jail_modules = _jail_modules()
+    _preloaded_module_count = len(sys.modules)
     gc.collect()
     gc.freeze()
 
 
+def _jail_modules() -> tuple:
+    return tuple(n for n in sys.modules if n.split(".")[0] in JAIL_MODULE_PREFIXES)
+
+
 def _forget_jail() -> None:
-    """Nothing of the jail server stays importable or visible to the program."""
-    for name in [n for n in sys.modules if n.split(".")[0] in JAIL_MODULE_PREFIXES]:
-        del sys.modules[name]
+    """Nothing of the jail server stays importable or visible to the program. (The list made at
+    preload serves unless a module was imported since.)"""
+    fresh = len(sys.modules) != _preloaded_module_count
+    for name in _jail_modules() if fresh else _preloaded_jail_modules:
+        sys.modules.pop(name, None)
     sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "codetest_jail", False)]
 
 
@@ -47,15 +64,17 @@ def run(source: str, argv, env) -> None:
     import traceback
     import types
 
-    for s in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM, signal.SIGINT):
+    # _signal: the C module under ``signal``, whose enum wrapping touches (copies) many pages here
+    for s in (_signal.SIGCHLD, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGALRM, _signal.SIGINT):
         try:
-            signal.signal(s, signal.SIG_DFL)
+            _signal.signal(s, _signal.SIG_DFL)
         except (OSError, ValueError):
             pass
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as CPython sets it at start-up
-    os.environ.clear()
-    os.environ.update(env)
+    _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)  # as CPython sets it at start-up
+    if env != _preloaded_env:  # a program of the jail's own environment keeps it as it is
+        os.environ.clear()
+        os.environ.update(env)
     sys.argv = list(argv[1:]) or [""]
     sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
                                                  encoding="utf-8", errors="surrogateescape")
