@@ -101,12 +101,17 @@ def write_back(work_dir: str, files: FileMap) -> None:
             os.close(fd)
 
 
-def work_into_job(work_dir: str, job: Job, limit: int) -> None:
+def work_into_job(work_dir: str, job: Job, limit: int) -> Optional[str]:
     """The compile step: ``work_dir``'s files go into the job (the jail writes them into the
-    run's own /work) and the jail sends /work back at the end (``box.collect_work``)."""
-    found, _ = read_dir(work_dir, limit)
+    run's own /work) and the jail sends /work back at the end (``box.collect_work``). Returns
+    None, or why they cannot go (the execution's sandbox error)."""
+    try:
+        found, _ = read_dir(work_dir, limit)
+    except (OSError, ValueError) as e:  # FilesTooLarge is a ValueError
+        return f"cannot read the execution's input files: {e}"
     files_to_job(found, "work:", job)
     job.box["collect_work"] = True
+    return None
 
 
 def work_from_reply(res: Any, extras: dict, blobs: list, work_dir: str) -> Any:

@@ -33,7 +33,7 @@ from .protocol import (
 from .fetch import read_fetch
 from .protocol import FETCH_BYTES
 from .steps import credentials, safe_rel
-from .tree import files_from_job, read_tree, write_tree
+from .tree import files_from_job, read_tree, work_reply, write_tree
 
 ROOT = "/run/codetest"          # the server's own tmpfs (root-owned, 0755)
 CACHE = ROOT + "/cache"         # program directories by key (0711: no listing)
@@ -405,12 +405,8 @@ class ContainerBox:
         if anomaly:
             extras["anomaly"] = anomaly
         if files is not None:
-            if isinstance(files, str):
-                extras["work_error"] = files
-            else:
-                names = sorted(files)
-                extras["work_files"] = [[n, files[n][0]] for n in names]
-                blobs = [files[n][1] for n in names]
+            work, blobs = work_reply(files)
+            extras.update(work)
         return extras, blobs
 
     # -- per execution, in the program's process

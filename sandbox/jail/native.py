@@ -32,7 +32,7 @@ from .kernel import (
     MS_NODEV, MS_NODIRATIME, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_RELATIME, MS_REMOUNT, mount,
 )
 from .protocol import Facts, Job, Limits
-from .tree import files_from_job, read_tree, write_tree
+from .tree import files_from_job, read_tree, work_reply, write_tree
 
 CLONE_NEWCGROUP = 0x02000000
 
@@ -236,7 +236,7 @@ class NativeBox:
     def _mount_work(self, lim: Limits) -> None:
         owner = f"uid={self.uid},gid={self.gid}" if self.mode == "root" else "uid=0,gid=0"
         mount("work", os.path.join(self.root, "work"), "tmpfs", MS_NOSUID | MS_NODEV,
-              f"mode=700,{owner},size={max(lim.file_size_bytes, 1 << 20)}")
+              f"mode=700,{owner},size={lim.tmpfs_bytes()}")
 
     def forked(self) -> None:
         """In the supervisor, once the program's process exists."""
@@ -298,7 +298,7 @@ class NativeBox:
         so the copy is not charged to the program."""
         kernel.unshare(CLONE_NEWNS)
         r = self.root
-        tmpfs_size = max(lim.file_size_bytes, 1 << 20)
+        tmpfs_size = lim.tmpfs_bytes()
         work = os.path.join(r, "work")
         self._mount_work(lim)
         mount("tmp", os.path.join(r, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={tmpfs_size}")
@@ -377,14 +377,13 @@ def _collects_work(job: Job) -> bool:
 
 
 def _work_reply(work_fd: int, lim: Limits) -> tuple[dict, list]:
-    """The compile step's /work as the reply's ``work_files`` and blobs (or ``work_error``).
-    Read through the held descriptor: the tmpfs, not a path the program could have re-pointed."""
+    """The compile step's /work, read through the held descriptor: the tmpfs, not a path the
+    program could have re-pointed."""
     try:
-        files = read_tree(f"/proc/self/fd/{work_fd}", max(lim.file_size_bytes, 1 << 20))
+        files = read_tree(f"/proc/self/fd/{work_fd}", lim.tmpfs_bytes())
     except (OSError, OverflowError) as e:
-        return {"work_error": str(e)}, []
-    names = sorted(files)
-    return {"work_files": [[n, files[n][0]] for n in names]}, [files[n][1] for n in names]
+        return work_reply(str(e))
+    return work_reply(files)
 
 
 def _received_fds(channel) -> list:

@@ -75,6 +75,11 @@ class Limits:
     def from_dict(cls, d: dict) -> "Limits":
         return cls(**{k: v for k, v in d.items() if k in _LIMIT_NAMES})
 
+    def tmpfs_bytes(self) -> int:
+        """The size of the run's /work, /tmp and /mnt tmpfs (native): ``file_size_bytes``, at
+        least 1 MiB; also what the compile step's /work may hand back."""
+        return max(int(self.file_size_bytes), 1 << 20)
+
     def to_tuple(self) -> tuple:
         """The fields in order (``Limits(*t)`` is the same limits)."""
         return tuple(getattr(self, name) for name in _LIMIT_NAMES)

@@ -76,3 +76,13 @@ def files_to_job(files: dict, prefix: str, job: Job) -> None:
 def files_from_job(job: Job, prefix: str) -> dict:
     modes = job.box.get(prefix + "modes") or {}
     return {rel: (int(mode), job.blobs.get(prefix + rel, b"")) for rel, mode in modes.items()}
+
+
+def work_reply(files) -> tuple[dict, list]:
+    """The compile step's /work as a reply's extras and blobs: ``work_files`` [[name, mode], ...]
+    with one blob each (``{name: (mode, bytes)}``), or ``work_error`` (a message: /work held
+    more than its size, or could not be read)."""
+    if isinstance(files, str):
+        return {"work_error": files}, []
+    names = sorted(files)
+    return {"work_files": [[n, files[n][0]] for n in names]}, [files[n][1] for n in names]

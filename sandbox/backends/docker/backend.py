@@ -314,13 +314,11 @@ class DockerBackend:
         s = self.settings
         job = protocol.Job(argv=[self._argv_map.get(a, a) for a in spec.argv], env=dict(spec.env), stdin=spec.stdin,
                            python_source=spec.python_inline, fetch=None if spec.fetch is None else list(spec.fetch))
-        try:
-            for name, data in spec.files.items():
-                job.files[name] = data
-            if spec.work_dir:
-                work_into_job(spec.work_dir, job, s.work_mb << 20)
-        except (OSError, ValueError) as e:
-            return ExecResult(error=f"cannot read the execution's input files: {e}")
+        job.files.update(spec.files)
+        if spec.work_dir:
+            problem = work_into_job(spec.work_dir, job, s.work_mb << 20)
+            if problem:
+                return ExecResult(error=problem)
         key = program_key(spec.program_dir, self._secret) if spec.program_dir else None
         timeout = spec.limits.wall_s + s.reply_grace_s
         last = ""

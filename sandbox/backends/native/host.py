@@ -263,12 +263,11 @@ class NativeBackend:
             argv=list(spec.argv), env=dict(spec.env), stdin=spec.stdin, files=dict(spec.files),
             python_source=spec.python_inline, program_dir=spec.program_dir,
             fetch=None if spec.fetch is None else list(spec.fetch))
-        work_cap = max(spec.limits.file_size_bytes, 1 << 20)  # the size of the run's /work tmpfs
+        work_cap = spec.limits.tmpfs_bytes()  # the size of the run's /work tmpfs
         if spec.work_dir:
-            try:
-                work_into_job(spec.work_dir, job, work_cap)
-            except (OSError, ValueError) as e:
-                return ExecResult(error=f"cannot read the execution's input files: {e}")
+            problem = work_into_job(spec.work_dir, job, work_cap)
+            if problem:
+                return ExecResult(error=problem)
         job = protocol.encode_job(job)
         header = protocol.encode_header(protocol.Header(limits=spec.limits, job_size=len(job)))
         if not self._all:
