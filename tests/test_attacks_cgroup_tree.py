@@ -10,7 +10,6 @@ Native backend (the Docker backend's containers belong to dockerd's tree).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile

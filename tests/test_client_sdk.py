@@ -17,7 +17,6 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from api import create_app
