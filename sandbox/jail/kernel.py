@@ -48,10 +48,12 @@ libc.semctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
 libc.msgctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
 
 
-def _check(ret: int, what: str) -> None:
+def _check(ret: int, what: str, subject="") -> None:
+    """Raise OSError for a failed call; the message is made only then (these calls run in
+    every program's process, where each object made is a page copied)."""
     if ret != 0:
         e = ctypes.get_errno()
-        raise OSError(e, f"{what}: {os.strerror(e)}")
+        raise OSError(e, f"{what}{' ' if subject != '' else ''}{subject}: {os.strerror(e)}")
 
 
 def _b(s):
@@ -59,7 +61,7 @@ def _b(s):
 
 
 def mount(src, target, fstype, flags=0, data=None):
-    _check(libc.mount(_b(src), _b(target), _b(fstype), flags, _b(data)), f"mount {target}")
+    _check(libc.mount(_b(src), _b(target), _b(fstype), flags, _b(data)), "mount", target)
 
 
 # The mount API of Linux 5.2+ (the same numbers on every architecture).
@@ -104,15 +106,15 @@ def overlay_ro(layers: list, target: str) -> None:
 
 
 def umount(target, flags=MNT_DETACH):
-    _check(libc.umount2(_b(target), flags), f"umount {target}")
+    _check(libc.umount2(_b(target), flags), "umount", target)
 
 
 def unshare(flags):
-    _check(libc.unshare(flags), f"unshare {flags:#x}")
+    _check(libc.unshare(flags), "unshare", flags)
 
 
 def prctl(option, a=0, b=0, c=0, d=0):
-    _check(libc.prctl(option, a, b, c, d), f"prctl {option}")
+    _check(libc.prctl(option, a, b, c, d), "prctl", option)
 
 
 def pivot_root(new, old):
