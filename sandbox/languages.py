@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Optional
 
+from . import toolchain_versions
 from .config import toolchain_override
 from .errors import ToolchainMissing, UnknownLanguage
 
@@ -266,16 +267,6 @@ def language_for_file(path: str) -> Language:
     return _BY_EXT[ext]
 
 
-def _version(cmd: list[str]) -> str:
-    try:
-        # A JVM tool (kotlinc, scalac) may take long to say its version on a busy machine.
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=90, env={"PATH": os.defpath, "LANG": "C.UTF-8"})
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    text = (p.stdout or p.stderr).strip().splitlines()
-    return text[0].strip() if text else ""
-
-
 NEUTRAL_TOOLCHAINS = "/opt/codetest"
 
 
@@ -329,7 +320,7 @@ def _detect(lang: Language) -> Optional[Toolchain]:
         extra[tool] = os.path.realpath(path)
     if any(not os.path.exists(p) for p in lang.requires):
         return None
-    version = _version([binary, *lang.version_args])
+    version = toolchain_versions.version_of([binary, *lang.version_args])
     if not version:
         return None
     binds: dict[str, str] = {}

@@ -16,7 +16,7 @@ from ...languages import LANGUAGES, Toolchain
 log = logging.getLogger("codetest.docker.toolchains")
 
 # Runs inside the image: for each language, the real binary (rust: from its sysroot),
-# the first line of its version output, and the extra tools it needs.
+# its version line (the first that is not a JVM's warning), and the extra tools it needs.
 PROBE = r'''
 import json, os, shutil, subprocess, sys
 def version(cmd):
@@ -24,8 +24,11 @@ def version(cmd):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     except Exception:
         return ""
-    lines = (p.stdout or p.stderr).strip().splitlines()
-    return lines[0].strip() if lines else ""
+    for text in (p.stdout, p.stderr):  # the first line that is not a JVM's warning (toolchain_versions.first_line)
+        lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
+        if lines:
+            return next((l for l in lines if "warning:" not in l.lower()), lines[0])
+    return ""
 out = {}
 for lang in json.loads(sys.argv[1]):
     name = lang["name"]
