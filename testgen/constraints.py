@@ -170,3 +170,74 @@ def stated_tolerance(text: str) -> Optional[float]:
         return 10.0 ** -int(exp)
     except (TypeError, ValueError):
         return None
+
+
+# ---------------------------------------------------------------- which variable is which token
+
+_SECTION = re.compile(r"\\begin\{Input\}|\\(?:sub)?section\*?\{Input\}", re.I)
+_SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*?\{Output\}", re.I)
+_KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?)\b", re.I)
+_DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
+
+
+@dataclass
+class InputLine:
+    """One line (``rows=False``) or a block of rows (``rows=True``) of the input description,
+    with the names of its values in order ("One line with two integers $w$ and $h$")."""
+
+    names: list[str]
+    rows: bool
+    listed: bool = False  # "$h_1, \\dots, h_n$": a list of one variable, not fixed values
+
+
+def bare_name(name: str) -> str:
+    return re.sub(r"[{}\s\\]", "", name)
+
+
+def name_stem(name: str) -> str:
+    """``h_i``, ``h_1``, ``h_{i}`` → ``h``: an indexed name stands for every element."""
+    n = bare_name(name)
+    m = re.fullmatch(r"([A-Za-z]+)_(?:[ijkn1]|[ijk],?[0-9]?)", n)
+    return m.group(1) if m else n
+
+
+def said_of(a: Optional[str], b: Optional[str]) -> bool:
+    """Do the names ``a`` and ``b`` stand for the same variable (``h_i`` and ``h_1`` do)?"""
+    return bool(a) and bool(b) and (bare_name(a or "") == bare_name(b or "")
+                                    or name_stem(a or "") == name_stem(b or ""))
+
+
+def input_lines(text: str) -> list[InputLine]:
+    """The input section's lines with the names of their values, in order. Read from the usual
+    contest phrasing: "One line with three integers $w, h$ and $q$ (...)", "$q$ lines, each
+    containing three integers $y, x_1$ and $x_2$", "One line with $n$ integers $a_1, \\dots, a_n$".
+    A line whose names cannot be read is returned without names (it still holds its place)."""
+    m = _SECTION.search(text)
+    if not m:
+        return []
+    end = _SECTION_END.search(text, m.end())
+    sec = text[m.end(): end.start() if end else len(text)]
+    out: list[InputLine] = []
+    for seg in re.split(r"\\item\b", sec)[1:] if "\\item" in sec else re.split(r"(?<=\.)\s+|\n\s*\n", sec):
+        head = re.split(r"(?<![$\\])\(|\bwhere\b|\bsuch that\b|\bdescribing\b|\bthe \w+ of\b", seg)[0]
+        single = re.search(r"^\W*(?:one|a|an|another|the (?:first|second|third|next|last))\s+(?:more\s+)?line\b",
+                           head, re.I)
+        many = re.search(r"^\W*(?:\$[^$]+\$|\w+)\s+(?:more\s+|further\s+)?lines\b", head, re.I)
+        if not single and not many:
+            continue
+        kw = _KIND_WORD.search(head)
+        names: list[str] = []
+        listed = False
+        if kw:
+            maths = re.findall(r"\$([^$]+)\$", head[kw.end():])
+            joined = ",".join(re.sub(r"\{[^{}]*\}", lambda b: b.group(0).replace(",", ""), x) for x in maths)
+            if _DOTS.search(joined):
+                listed = True
+            for part in re.split(r",|\band\b", _DOTS.sub(",", joined)):
+                p = bare_name(part)
+                if p and re.fullmatch(r"[A-Za-z][A-Za-z0-9_,]*", p):
+                    names.append(p)
+        if listed and names:
+            names = [names[0]]
+        out.append(InputLine(names=names, rows=bool(many) and not single, listed=listed))
+    return out

@@ -25,11 +25,20 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
-from .constraints import Range, alphabet_hint, extract, says_no_input
+from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, said_of, says_no_input
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
+# Stress inputs: (rung of the size ladder, shape), in order. Rung 0 is the stated maximum; the
+# shapes are the usual worst cases of slow solutions at that size: random large values, values
+# sorted either way (a staircase that a greedy or a naive search walks step by step), and every
+# value equal at the minimum or the maximum (no early exit, the longest scan). Every shape but
+# ``random`` puts the header's other values (a budget, a height, a modulus) at their maximum.
+# The smaller rungs stay as a fallback for problems whose golds cannot run the maximum in time.
+STRESS_LADDER = (1, 2, 10, 100)  # hi_cap // d; the last rung is min(hi_cap, 1000)
+STRESS_PLAN = ((0, "random"), (0, "ascending"), (0, "equal-min"), (1, "random"), (0, "descending"),
+               (2, "random"), (0, "equal-max"), (3, "random"), (4, "random"), (1, "ascending"))
 SMALL_ROWS = 1000  # rows of the non-stress families
 _INT = re.compile(r"-?\d+\Z")
 _FLOAT = re.compile(r"-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)\Z")
@@ -65,6 +74,9 @@ class Slot:
     # A category (a command "+"/"*"/"?", a direction "L"/"R"): the few words seen repeat, so only
     # they are drawn (the function model's rule, testgen/inputs/strings.py)
     choices: Optional[list[str]] = None
+    # the statement's name for this value ("One line with two integers $w$ and $h$"): a stated
+    # range with this name is the slot's own, however narrower another range that fits may be
+    name: Optional[str] = None
 
     def fmt(self, v: Any) -> str:
         if self.kind == "int":
@@ -177,8 +189,32 @@ class StdioModel:
         if m.shape == "counted":
             m.structure = detect([t[0] for t in toks], [t[1:] for t in toks], tuple(sl.kind for sl in m.row),
                                  statement, m.count_at)
+        m._name_slots(input_lines(statement))
         m._fit(ranges, alpha)
         return m
+
+    def _name_slots(self, desc: list[InputLine]) -> None:
+        """Give slots the statement's names for them, line by line, where the input description
+        and the layout agree on the number of lines and of values per line (else none: unsure)."""
+        singles = [d for d in desc if not d.rows and not d.listed]
+        blocks = [d for d in desc if d.rows]
+        if self.shape == "fixed":
+            if len(singles) == len(desc) == len(self.lines):
+                for ln, d in zip(self.lines, singles):
+                    if len(d.names) == len(ln):
+                        for sl, nm in zip(ln, d.names):
+                            sl.name = nm
+            return
+        if self.shape in ("counted", "list") and self.lines and desc and not desc[0].rows:
+            if len(desc[0].names) == len(self.lines[0]) and not desc[0].listed:
+                for sl, nm in zip(self.lines[0], desc[0].names):
+                    sl.name = nm
+        if self.shape == "list" and self.elem is not None and len(desc) == 2 and not desc[1].rows \
+                and len(desc[1].names) == 1:
+            self.elem.name = desc[1].names[0]
+        if self.shape in ("counted", "repeat") and len(blocks) == 1 and len(blocks[0].names) == len(self.row):
+            for sl, nm in zip(self.row, blocks[0].names):
+                sl.name = nm
 
     def _all_slots(self) -> list[Slot]:
         out = [s for ln in self.lines for s in ln] + list(self.row)
@@ -224,9 +260,14 @@ class StdioModel:
     # ------------------------------------------------------------------ generation
 
     def draw(self, kind: str, rng: random.Random, n: int) -> list[str]:
-        out: list[str] = []
+        return [s for s, _ in self.draw_noted(kind, rng, n)]
+
+    def draw_noted(self, kind: str, rng: random.Random, n: int) -> list[tuple[str, str]]:
+        """Inputs of family ``kind`` with a note; a stress input's note names its shape
+        (``shape:ascending``), so selection can keep the largest input of every shape."""
+        out: list[tuple[str, str]] = []
         if self.shape == "empty":
-            return [""]
+            return [("", "")]
         for i in range(n * 3):
             if len(out) >= n:
                 break
@@ -235,7 +276,11 @@ class StdioModel:
             except (ValueError, IndexError):
                 continue
             if s is not None:
-                out.append(s)
+                note = ""
+                if kind == "stress" and self.shape in ("fixed", "counted", "list", "repeat") and not (
+                        self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None)):
+                    note = "shape:" + stress_step(i)[1]
+                out.append((s, note))
         return out
 
     def _count(self, kind: str, rng: random.Random, i: int) -> int:
@@ -243,7 +288,8 @@ class StdioModel:
         per_row = max(1, len(self.row) if self.row else 1)
         hi_cap = max(lo, min(hi, MAX_INPUT_TOKENS // per_row))
         if kind == "stress":  # a ladder down from the maximum: validation keeps what every gold runs in time
-            return max(lo, [hi_cap, hi_cap // 2, hi_cap // 10, hi_cap // 100, min(hi_cap, 1000)][i % 5])
+            rung = stress_step(i)[0]
+            return max(lo, hi_cap // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(hi_cap, 1000))
         if kind == "structured":
             return rng.randint(lo, max(lo, min(hi_cap, [10, 100, 2000][i % 3])))
         # maximum sizes are the stress family's job; the others stay small enough to generate,
@@ -258,7 +304,7 @@ class StdioModel:
             b = sl.boundary()
             return b[(i + j) % len(b)] if b and rng.random() < 0.7 else sl.draw(rng)
         if kind == "stress":
-            return sl.draw(rng, "stress")
+            return stress_value(sl, stress_step(i)[1], rng)
         if kind == "special":
             b = sl.boundary()
             pick = i % 3
@@ -266,6 +312,12 @@ class StdioModel:
                 return b[i % len(b)]  # all equal
             return sl.draw(rng)
         return sl.draw(rng)
+
+    def _head(self, sl: Slot, kind: str, rng: random.Random, i: int, j: int) -> Any:
+        """A header (or fixed-line) value: in every stress shape but ``random``, the maximum."""
+        if kind == "stress" and stress_step(i)[1] != "random" and sl.kind in ("int", "float") and not sl.choices:
+            return int(sl.hi) if sl.kind == "int" else sl.hi
+        return self._value(sl, kind, rng, i, j)
 
     def _render(self, lines: list[list[str]]) -> str:
         return "".join(" ".join(ln) + "\n" for ln in lines)
@@ -281,7 +333,7 @@ class StdioModel:
         rows: list[list[Any]] = []
         header: list[list[Any]] = []
         if self.shape == "fixed":
-            header = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
+            header = [[self._head(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
             return self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)])
         n = self._count(kind, rng, i) if n is None else n
         if self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None):
@@ -296,24 +348,22 @@ class StdioModel:
             return self._render([head] + [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows])
         if self.shape in ("counted", "repeat"):
             rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)] for _ in range(n)]
-            if kind == "special" and rows and i % 3 == 1:
-                rows.sort()
-            elif kind == "special" and rows and i % 3 == 2:
-                rows.sort(reverse=True)
+            order = _order(kind, i)
+            if rows and order:
+                rows.sort(reverse=order == "descending")
             body = [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
         else:  # list
             assert self.elem is not None
             vals = [self._value(self.elem, kind, rng, i, j) for j in range(n)]
-            if kind == "special" and i % 3 == 1:
-                vals.sort()
-            elif kind == "special" and i % 3 == 2:
-                vals.sort(reverse=True)
+            order = _order(kind, i)
+            if order:
+                vals.sort(reverse=order == "descending")
             body = [[self.elem.fmt(v) for v in vals]]
         if self.shape == "repeat":
             if n == 0:
                 return None
             return self._render(body)
-        head = [sl.fmt(self._value(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
+        head = [sl.fmt(self._head(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
         assert self.count_at is not None
         head[self.count_at] = str(n)
         return self._render([head] + body)
@@ -459,6 +509,37 @@ class StdioModel:
         return self._render(seed)
 
 
+def stress_step(i: int) -> tuple[int, str]:
+    """The ``i``-th stress input's rung of the size ladder and its shape (``STRESS_PLAN``)."""
+    return STRESS_PLAN[i % len(STRESS_PLAN)]
+
+
+def stress_value(sl: Slot, shape: str, rng: random.Random) -> Any:
+    """One value of a stress input's row or list in the given shape."""
+    if shape == "equal-min" or shape == "equal-max":
+        if sl.kind == "word":
+            if sl.choices:
+                return sl.choices[0 if shape == "equal-min" else -1]
+            ch = sl.alphabet[0 if shape == "equal-min" else -1]
+            return ch * max(1, sl.max_len)
+        v = sl.lo if shape == "equal-min" else sl.hi
+        return int(v) if sl.kind == "int" else v
+    if shape in ("ascending", "descending"):  # the whole range, sorted afterwards: a staircase
+        return sl.draw(rng, "stress" if sl.kind == "word" else "full")
+    return sl.draw(rng, "stress")
+
+
+def _order(kind: str, i: int) -> Optional[str]:
+    """The order rows or list values are put in: ``special`` cycles through none/ascending/
+    descending, ``stress`` follows its shape."""
+    if kind == "special":
+        return (None, "ascending", "descending")[i % 3]
+    if kind == "stress":
+        shape = stress_step(i)[1]
+        return shape if shape in ("ascending", "descending") else None
+    return None
+
+
 def _parse(tok: str, kind: str) -> Any:
     try:
         if kind == "int":
@@ -582,6 +663,9 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
         sl.decimals = max(1, min(decs, 9))
     fits = [r for r in ranges if not r.is_length and r.lo is not None and r.hi is not None
             and r.lo <= omin and omax <= r.hi]
+    own = [r for r in fits if said_of(r.name, sl.name)]
+    if own:  # the statement names this value and bounds that name: its range, even if a wider one
+        fits = own
     if is_count:
         named = [r for r in fits if r.name] or fits
         pick = min(named, key=lambda r: r.hi) if named else None  # type: ignore[arg-type,return-value]
