@@ -48,8 +48,29 @@ def parse_number(s: str) -> Optional[float]:
         return None
 
 
+_MACRO = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\\([A-Za-z]+)\}?\s*(?:\[0\])?\s*\{|\\def\s*\\([A-Za-z]+)\s*\{")
+
+
+def expand_macros(text: str) -> str:
+    """Argument-less LaTeX macros the statement defines (``\\newcommand{\\maxn}{10^5}``, ``\\def``)
+    replaced by their bodies, so ``$1 \\le n \\le \\maxn$`` reads as a bound (NWERC writes its
+    limits this way). Macros with arguments are left alone."""
+    defs: dict[str, str] = {}
+    for m in _MACRO.finditer(text):
+        depth, k = 1, m.end()
+        while k < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            k += 1
+        if depth == 0:
+            defs[m.group(1) or m.group(2)] = text[m.end():k - 1]
+    for _ in range(3):  # a body may use another macro
+        for name, body in defs.items():
+            text = re.sub(rf"\\{name}(?![A-Za-z])", lambda _m, b=body: " " + b + " ", text)
+    return text
+
+
 def normalize(text: str) -> str:
-    t = text
+    t = expand_macros(text)
     # a LaTeX command name ends at the first non-letter: "\\leq2\\cdot10^5" is "≤ 2 * 10^5"
     # (a word boundary would need a space before the digit)
     t = re.sub(r"\\(?:leqslant|leq|le)(?![A-Za-z])", " ≤ ", t)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from testgen.candidates import Candidate
-from testgen.constraints import input_lines
+from testgen.constraints import extract, input_lines
 from testgen.evaluate import evaluate
 from testgen.pipeline import Settings, synthesize
 from testgen.selection import greedy_cover
@@ -55,6 +55,19 @@ def test_a_named_value_takes_its_own_stated_range_not_a_narrower_one():
     assert (w.lo, w.hi) == (1, 2 * 10**5)
     assert (h.lo, h.hi) == (1, 10**6)  # was 2*10^5: the narrowest range holding 3 and 3 is w's
     assert m.elem is not None and (m.elem.lo, m.elem.hi) == (0, 10**6)
+
+
+def test_bounds_written_with_the_statements_own_macros_are_read():
+    # NWERC 2023 (exponentiation): the limits are macros defined at the top of the statement
+    st = (r"\newcommand{\maxn}{1000}%" "\n" r"\newcommand\maxm{2 \cdot 10^{5}}" "\n" r"\newcommand{\x}{{2023}}"
+          "\n" r"\begin{Input} \begin{itemize} \item One line with two integers $n$ and $m$ "
+          r"($2 \leq n \leq \maxn$, $1 \leq m \leq \maxm$). \item $m$ lines, each containing two integers "
+          r"$i$ and $j$ ($1 \leq i, j \leq n$). \end{itemize} \end{Input} Compute $\x^{\x}$.")
+    got = {r.name: (r.lo, r.hi) for r in extract(st) if r.name}
+    assert got["n"] == (2, 1000) and got["m"] == (1, 2 * 10**5)
+    m = StdioModel.infer(["4 2\n1 2\n3 4\n", "3 3\n1 2\n2 3\n3 1\n"], st)
+    assert m.shape == "counted" and (m.count_lo, m.count_hi) == (1, 2 * 10**5)
+    assert (m.lines[0][0].lo, m.lines[0][0].hi) == (2, 1000)
 
 
 def test_stress_inputs_at_the_maximum_come_in_worst_case_shapes():
