@@ -21,6 +21,7 @@ class Range:
     lo: Optional[float]
     hi: Optional[float]
     context: str = ""  # words around it ("letters long", "test cases")
+    bars: bool = False  # written |x| <= hi: an absolute value for a number, a length for a string
 
     @property
     def is_length(self) -> bool:
@@ -79,6 +80,7 @@ def normalize(text: str) -> str:
     t = re.sub(r"\\gt(?![A-Za-z])", " > ", t)
     t = t.replace("<=", " ≤ ").replace(">=", " ≥ ")
     t = re.sub(r"\\(?:cdot|times)(?![A-Za-z])|×", "*", t)
+    t = re.sub(r"\\(?:left|right|big|Big)(?![A-Za-z])|\\[lr]?vert(?![A-Za-z])", lambda m: "|" if "vert" in m.group(0) else "", t)
     t = re.sub(r"(\d)\\,(?=\d{3})", r"\1", t)  # 1\,000\,000
     t = re.sub(r"(\d),(?=\d{3}\b)", r"\1", t)  # 1,000,000
     t = t.replace("\\(", " ").replace("\\)", " ").replace("$", " ")
@@ -113,6 +115,16 @@ def extract(text: str) -> list[Range]:
         hi = parse_number(m.group(3))
         if hi is not None:
             out.append(Range(m.group(1).strip(), None, hi - (1 if m.group(2) == "<" else 0), _ctx(t, m.end())))
+    # "|x|, |y| <= 10^9": -10^9 <= x, y <= 10^9 for numbers; for a string, its length (``bars``)
+    bar = rf"\|\s*({_NAME})\s*\|"
+    for m in re.finditer(rf"({bar}(?:\s*,\s*{bar})*)\s*(≤|<)\s*({_NUM})", t):
+        hi = parse_number(m.group(m.lastindex or 0))
+        if hi is None:
+            continue
+        hi -= 1 if m.group((m.lastindex or 1) - 1) == "<" else 0
+        for name in re.findall(bar, m.group(1)):
+            if not any(r.name == name.strip() for r in out):
+                out.append(Range(name.strip(), -hi, hi, _ctx(t, m.end()), bars=True))
     for m in re.finditer(rf"between\s+({_NUM})\s+and\s+({_NUM})", t, re.I):
         lo, hi = parse_number(m.group(1)), parse_number(m.group(2))
         if lo is not None and hi is not None:

@@ -643,9 +643,10 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
             a = set(alpha)
         sl.alphabet = "".join(sorted(a))
         sl.min_len = max(1, min(len(w) for w in words))
-        lens = [r for r in ranges if r.is_length and r.hi is not None and r.hi >= max(len(w) for w in words)]
+        lens = [r for r in ranges if (r.is_length or (r.bars and said_of(r.name, sl.name)))
+                and r.hi is not None and r.hi >= max(len(w) for w in words)]
         sl.max_len = int(min(r.hi for r in lens)) if lens else max(max(len(w) for w in words) * 2, 10)
-        if lens and all(r.lo is not None for r in lens):
+        if lens and all(r.lo is not None and not r.bars for r in lens):
             sl.min_len = max(1, int(max(r.lo for r in lens if r.lo is not None)))
         sl.max_len = min(sl.max_len, 100_000)
         distinct = list(dict.fromkeys(words))
@@ -661,8 +662,9 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
             if "." in s:
                 decs = max(decs, len(s.split(".")[1]))
         sl.decimals = max(1, min(decs, 9))
+    # |x| <= hi only for the value of that name: a string's |s| <= 20 is no range of an unnamed number
     fits = [r for r in ranges if not r.is_length and r.lo is not None and r.hi is not None
-            and r.lo <= omin and omax <= r.hi]
+            and r.lo <= omin and omax <= r.hi and (not r.bars or said_of(r.name, sl.name))]
     own = [r for r in fits if said_of(r.name, sl.name)]
     if own:  # the statement names this value and bounds that name: its range, even if a wider one
         fits = own

@@ -70,6 +70,21 @@ def test_bounds_written_with_the_statements_own_macros_are_read():
     assert (m.lines[0][0].lo, m.lines[0][0].hi) == (2, 1000)
 
 
+def test_absolute_value_bounds_are_ranges_for_numbers_and_lengths_for_strings():
+    pts = (r"\begin{Input} \begin{itemize} \item One line containing an integer $n$ ($1 \leq n \leq 10^4$)."
+           r" \item $n$ lines, each containing two integers $x$ and $y$ ($|x|, |y| \leq 10^9$)."
+           r" \end{itemize} \end{Input}")
+    m = StdioModel.infer(["3\n0 0\n1 1\n2 4\n", "2\n5 25\n3 9\n"], pts)
+    assert [(sl.name, sl.lo, sl.hi) for sl in m.row] == [("x", -10**9, 10**9), ("y", -10**9, 10**9)]
+    word = StdioModel.infer(["abba\n", "abcab\n"], r"\begin{Input} One line with a string $s$ ($1\le|s|\le 50$)"
+                            r" of lowercase letters. \end{Input}")
+    (s_slot,), = word.lines
+    assert s_slot.kind == "word" and s_slot.max_len == 50
+    # a string's |s| bounds no unnamed number: k stays within the samples' widening, never negative
+    other = StdioModel.infer(["abba 3\n", "abcab 4\n"], r"Given $s$ and $k$ with $|s| \le 20$.")
+    assert other.lines[0][1].lo >= 0
+
+
 def test_stress_inputs_at_the_maximum_come_in_worst_case_shapes():
     m = StdioModel.infer(WALL_SAMPLES, WALL)
     got = m.draw_noted("stress", random.Random(0), 10)
