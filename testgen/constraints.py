@@ -109,6 +109,17 @@ def extract(text: str) -> list[Range]:
             hi = hi - 1 if float(hi).is_integer() else hi
         for name in re.split(r"\s*,\s*", m.group(3)):
             out.append(Range(name.strip(), lo, hi, _ctx(t, m.end())))
+    # "0 <= a <= b <= 10^9": both names within the outer bounds (their order is the validator's)
+    pair = re.compile(rf"({_NUM})\s*(≤|<)\s*({_NAME})\s*(?:≤|<)\s*({_NAME})\s*(≤|<)\s*({_NUM})")
+    for m in pair.finditer(t):
+        lo, hi = parse_number(m.group(1)), parse_number(m.group(6))
+        if lo is None or hi is None:
+            continue
+        lo += 1 if m.group(2) == "<" and float(lo).is_integer() else 0
+        hi -= 1 if m.group(5) == "<" and float(hi).is_integer() else 0
+        for name in re.split(r"\s*,\s*", m.group(3)) + re.split(r"\s*,\s*", m.group(4)):
+            if not any(r.name == name.strip() for r in out):
+                out.append(Range(name.strip(), lo, hi, _ctx(t, m.end())))
     for m in re.finditer(rf"(?<![≤<\d])\s({_NAME})\s*(≤|<)\s*({_NUM})", t):
         if any(r.name == m.group(1).strip() for r in out):
             continue
@@ -252,7 +263,7 @@ def input_lines(text: str) -> list[InputLine]:
     sec = text[m.end(): end.start() if end else len(text)]
     out: list[InputLine] = []
     for seg in re.split(r"\\item\b", sec)[1:] if "\\item" in sec else re.split(r"(?<=\.)\s+|\n\s*\n", sec):
-        head = re.split(r"(?<![$\\])\(|\bwhere\b|\bsuch that\b|\bdescribing\b|\bthe \w+ of\b", seg)[0]
+        head = re.split(r"(?<![$\\])\(|\bwhere\b|\bsuch that\b", seg)[0]
         single = re.search(r"^\W*(?:one|a|an|another|the (?:first|second|third|next|last))\s+(?:more\s+)?line\b",
                            head, re.I)
         many = re.search(r"^\W*(?:\$[^$]+\$|\w+)\s+(?:more\s+|further\s+)?lines\b", head, re.I)

@@ -30,6 +30,8 @@ from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
+CROWDED_ROWS = 8  # a crowded special input: at most this many rows ...
+CROWDED_SPAN = 10  # ... with numbers in [lo, lo + 10]
 # Stress inputs: (rung of the size ladder, shape), in order. Rung 0 is the stated maximum; the
 # shapes are the usual worst cases of slow solutions at that size: random large values, values
 # sorted either way (a staircase that a greedy or a naive search walks step by step), and every
@@ -295,6 +297,8 @@ class StdioModel:
         # maximum sizes are the stress family's job; the others stay small enough to generate,
         # validate and judge quickly (the largest count boundary lives in the stress ladder)
         small = max(lo, min(hi_cap, SMALL_ROWS))
+        if kind == "special" and crowded(i):
+            return rng.randint(lo, max(lo, min(hi_cap, CROWDED_ROWS)))
         if kind == "boundary":
             return [lo, small, min(lo + 1, hi_cap), max(lo, small - 1)][i % 4]
         return rng.randint(lo, max(lo, min(small, max(lo, 20) if kind == "regular" else small)))
@@ -310,6 +314,10 @@ class StdioModel:
             pick = i % 3
             if pick == 0 and b:
                 return b[i % len(b)]  # all equal
+            if crowded(i) and sl.kind in ("int", "float") and not sl.choices:
+                top = min(sl.hi, sl.lo + CROWDED_SPAN)
+                return rng.randint(int(sl.lo), int(top)) if sl.kind == "int" else round(
+                    rng.uniform(sl.lo, top), sl.decimals)
             return sl.draw(rng)
         return sl.draw(rng)
 
@@ -507,6 +515,13 @@ class StdioModel:
                 if sl is not None:
                     ln[j] = sl.fmt(sl.mutate(_parse(tok, k), rng))
         return self._render(seed)
+
+
+def crowded(i: int) -> bool:
+    """Is the ``i``-th ``special`` input a crowded one: a few rows whose numbers all lie in a
+    narrow window at the bottom of their range, so equal, touching and nested values (ties,
+    an interval inside another, a value absent between two) are common instead of rare?"""
+    return i % 3 != 0 and (i // 3) % 2 == 1
 
 
 def stress_step(i: int) -> tuple[int, str]:

@@ -159,3 +159,26 @@ def test_a_slow_program_times_out_on_the_synthesized_stress_inputs(runner):
     pool = evaluate([out], runner).pooled()
     assert pool["tpr"] == 1.0
     assert pool["slow"] == 1 and pool["slow_rejected"] == 1, out["tests"][:3]
+
+
+# GCPC 2021 joinedsessions: a wrong answer that splits the meetings into groups by the previous
+# meeting's end instead of the latest end so far differs from the golds only when a meeting lies
+# inside an earlier one; among random meetings over 0..10^9 that is rare, among a few meetings
+# crowded into 0..10 it is common.
+MEETINGS = r"""\begin{Input} \begin{itemize}
+  \item One line with an integer $n$ ($2 \leq n \leq 10^6$), the number of meetings.
+  \item $n$ lines describing the meetings, each with two integers $a$ and $b$ ($0 \leq a \leq b \leq 10^9$).
+\end{itemize} \end{Input}"""
+
+
+def test_special_inputs_include_a_few_rows_crowded_at_the_bottom_of_the_range():
+    m = StdioModel.infer(["4\n1 3\n2 5\n4 7\n6 9\n", "5\n1 3\n4 7\n8 10\n2 5\n9 11\n"], MEETINGS)
+    assert [(sl.name, sl.lo, sl.hi) for sl in m.row] == [("a", 0, 10**9), ("b", 0, 10**9)]  # a <= b <= 10^9 read
+    crowded = [t for t in (_tokens(s) for s in m.draw("special", random.Random(0), 15)) if int(t[0][0]) <= 8]
+    assert len(crowded) >= 3
+    for t in crowded:
+        vals = [int(x) for row in t[1:] for x in row]
+        assert all(0 <= v <= 10 for v in vals)
+    nested = sum(1 for t in crowded for (a, b) in [tuple(map(int, r)) for r in t[1:]]
+                 for (c, d) in [tuple(map(int, r)) for r in t[1:]] if a < c <= d < b)
+    assert nested > 0  # a meeting inside another
