@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
-from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, said_of, says_no_input
+from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, normalize, said_of, says_no_input
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
@@ -167,6 +167,9 @@ class StdioModel:
     token_slots: dict[str, Slot] = field(default_factory=dict)
     count_offset: int = 0  # counted: rows = header[count_at] + count_offset (a tree: n, then n-1 edges)
     structure: Structure = field(default_factory=Structure)
+    # row columns j with row[j] <= row[j+1] in every sample row (an interval [a, b], a range
+    # "l r"): generated rows keep that order, as the function model's ordered records do
+    ordered: list[int] = field(default_factory=list)
     cases: Optional["Cases"] = None  # shape "cases": the inner layout and the sum bound
 
     # ------------------------------------------------------------------ inference
@@ -193,6 +196,8 @@ class StdioModel:
                                  statement, m.count_at)
         m._name_slots(input_lines(statement))
         m._fit(ranges, alpha)
+        if m.shape in ("counted", "repeat") and not m.structure.labels and m.structure.width_of is None:
+            m.ordered = ordered_columns(m, statement)
         return m
 
     def _name_slots(self, desc: list[InputLine]) -> None:
@@ -356,6 +361,10 @@ class StdioModel:
             return self._render([head] + [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows])
         if self.shape in ("counted", "repeat"):
             rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)] for _ in range(n)]
+            for r in rows:
+                for j in self.ordered:
+                    if r[j] > r[j + 1]:
+                        r[j], r[j + 1] = r[j + 1], r[j]
             order = _order(kind, i)
             if rows and order:
                 rows.sort(reverse=order == "descending")
@@ -515,6 +524,35 @@ class StdioModel:
                 if sl is not None:
                     ln[j] = sl.fmt(sl.mutate(_parse(tok, k), rng))
         return self._render(seed)
+
+
+ORDERED_MIN_ROWS = 4  # rows that must all show a <= b before generated rows keep it (chance: 1/16)
+
+
+def ordered_columns(m: "StdioModel", statement: str) -> list[int]:
+    """Adjacent numeric row columns j, j+1 with row[j] <= row[j+1] in every sample row (at least
+    ``ORDERED_MIN_ROWS`` rows, one of them strict). When the statement names both columns, it
+    must also say so (``a \\le b``): points (x, y) whose samples happen to have x <= y stay free."""
+    start = 1 if m.shape == "counted" else 0
+    rows = [r for t in m.seeds for r in t[start:]]
+    out = []
+    for j in range(len(m.row) - 1):
+        a, b = m.row[j], m.row[j + 1]
+        if a.kind not in ("int", "float") or b.kind not in ("int", "float"):
+            continue
+        try:
+            pairs = [(float(r[j]), float(r[j + 1])) for r in rows]
+        except (ValueError, IndexError):
+            continue
+        if not pairs or any(x > y for x, y in pairs) or not any(x < y for x, y in pairs):
+            continue
+        if a.name and b.name and not re.search(
+                rf"(?<![A-Za-z]){re.escape(a.name)}\s*[≤<]\s*{re.escape(b.name)}(?![A-Za-z0-9_])",
+                re.sub(r"[{}\s]", "", normalize(statement)).replace("≤", " ≤ ").replace("<", " < ").replace(" ", "")):
+            continue
+        if len(pairs) >= ORDERED_MIN_ROWS:
+            out.append(j)
+    return out
 
 
 def crowded(i: int) -> bool:

@@ -182,3 +182,18 @@ def test_special_inputs_include_a_few_rows_crowded_at_the_bottom_of_the_range():
     nested = sum(1 for t in crowded for (a, b) in [tuple(map(int, r)) for r in t[1:]]
                  for (c, d) in [tuple(map(int, r)) for r in t[1:]] if a < c <= d < b)
     assert nested > 0  # a meeting inside another
+
+
+def test_rows_whose_columns_are_ordered_in_every_sample_stay_ordered():
+    m = StdioModel.infer(["4\n1 3\n2 5\n4 7\n6 9\n", "5\n1 3\n4 7\n8 10\n2 5\n9 11\n"], MEETINGS)
+    assert m.ordered == [0]  # a <= b in all 9 sample rows, and the statement says a <= b
+    rng = random.Random(3)
+    for kind in ("regular", "special", "boundary", "stress"):
+        for s in m.draw(kind, rng, 6):
+            rows = [tuple(map(int, r)) for r in _tokens(s)[1:]]
+            assert all(a <= b for a, b in rows), (kind, s[:60])
+    # points whose samples happen to have x <= y, named by a statement that does not relate them
+    pts = (r"\begin{Input} \begin{itemize} \item One line containing an integer $n$ ($1 \leq n \leq 10^4$)."
+           r" \item $n$ lines, each containing two integers $x$ and $y$ ($|x|, |y| \leq 10^9$)."
+           r" \end{itemize} \end{Input}")
+    assert StdioModel.infer(["6\n0 0\n1 1\n2 4\n3 9\n4 16\n5 25\n"], pts).ordered == []
