@@ -162,7 +162,7 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
     # the largest stress inputs next: their purpose is to make a slow solution time out
     stress = sorted((i for i in range(n) if not taken[i] and cands[i].family == "stress"),
                     key=lambda i: -cands[i].size())
-    # and the largest input of every stress shape (sorted, all equal, ...: ``smodel.STRESS_PLAN``):
+    # and the largest input of every stress shape (sorted, all equal, ...: ``shapes.STRESS_PLAN``):
     # a slow solution's worst case is a shape, not only a size
     shapes: set[str] = set()
     keep = list(stress[:STRESS_KEEP])
