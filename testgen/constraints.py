@@ -21,6 +21,7 @@ class Range:
     lo: Optional[float]
     hi: Optional[float]
     context: str = ""  # words around it ("letters long", "test cases")
+    bars: bool = False  # written |x| <= hi: an absolute value for a number, a length for a string
 
     @property
     def is_length(self) -> bool:
@@ -48,8 +49,29 @@ def parse_number(s: str) -> Optional[float]:
         return None
 
 
+_MACRO = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\\([A-Za-z]+)\}?\s*(?:\[0\])?\s*\{|\\def\s*\\([A-Za-z]+)\s*\{")
+
+
+def expand_macros(text: str) -> str:
+    """Argument-less LaTeX macros the statement defines (``\\newcommand{\\maxn}{10^5}``, ``\\def``)
+    replaced by their bodies, so ``$1 \\le n \\le \\maxn$`` reads as a bound (NWERC writes its
+    limits this way). Macros with arguments are left alone."""
+    defs: dict[str, str] = {}
+    for m in _MACRO.finditer(text):
+        depth, k = 1, m.end()
+        while k < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            k += 1
+        if depth == 0:
+            defs[m.group(1) or m.group(2)] = text[m.end():k - 1]
+    for _ in range(3):  # a body may use another macro
+        for name, body in defs.items():
+            text = re.sub(rf"\\{name}(?![A-Za-z])", lambda _m, b=body: " " + b + " ", text)
+    return text
+
+
 def normalize(text: str) -> str:
-    t = text
+    t = expand_macros(text)
     # a LaTeX command name ends at the first non-letter: "\\leq2\\cdot10^5" is "≤ 2 * 10^5"
     # (a word boundary would need a space before the digit)
     t = re.sub(r"\\(?:leqslant|leq|le)(?![A-Za-z])", " ≤ ", t)
@@ -58,6 +80,7 @@ def normalize(text: str) -> str:
     t = re.sub(r"\\gt(?![A-Za-z])", " > ", t)
     t = t.replace("<=", " ≤ ").replace(">=", " ≥ ")
     t = re.sub(r"\\(?:cdot|times)(?![A-Za-z])|×", "*", t)
+    t = re.sub(r"\\(?:left|right|big|Big)(?![A-Za-z])|\\[lr]?vert(?![A-Za-z])", lambda m: "|" if "vert" in m.group(0) else "", t)
     t = re.sub(r"(\d)\\,(?=\d{3})", r"\1", t)  # 1\,000\,000
     t = re.sub(r"(\d),(?=\d{3}\b)", r"\1", t)  # 1,000,000
     t = t.replace("\\(", " ").replace("\\)", " ").replace("$", " ")
@@ -86,12 +109,33 @@ def extract(text: str) -> list[Range]:
             hi = hi - 1 if float(hi).is_integer() else hi
         for name in re.split(r"\s*,\s*", m.group(3)):
             out.append(Range(name.strip(), lo, hi, _ctx(t, m.end())))
+    # "0 <= a <= b <= 10^9": both names within the outer bounds (their order is the validator's)
+    pair = re.compile(rf"({_NUM})\s*(≤|<)\s*({_NAME})\s*(?:≤|<)\s*({_NAME})\s*(≤|<)\s*({_NUM})")
+    for m in pair.finditer(t):
+        lo, hi = parse_number(m.group(1)), parse_number(m.group(6))
+        if lo is None or hi is None:
+            continue
+        lo += 1 if m.group(2) == "<" and float(lo).is_integer() else 0
+        hi -= 1 if m.group(5) == "<" and float(hi).is_integer() else 0
+        for name in re.split(r"\s*,\s*", m.group(3)) + re.split(r"\s*,\s*", m.group(4)):
+            if not any(r.name == name.strip() for r in out):
+                out.append(Range(name.strip(), lo, hi, _ctx(t, m.end())))
     for m in re.finditer(rf"(?<![≤<\d])\s({_NAME})\s*(≤|<)\s*({_NUM})", t):
         if any(r.name == m.group(1).strip() for r in out):
             continue
         hi = parse_number(m.group(3))
         if hi is not None:
             out.append(Range(m.group(1).strip(), None, hi - (1 if m.group(2) == "<" else 0), _ctx(t, m.end())))
+    # "|x|, |y| <= 10^9": -10^9 <= x, y <= 10^9 for numbers; for a string, its length (``bars``)
+    bar = rf"\|\s*({_NAME})\s*\|"
+    for m in re.finditer(rf"({bar}(?:\s*,\s*{bar})*)\s*(≤|<)\s*({_NUM})", t):
+        hi = parse_number(m.group(m.lastindex or 0))
+        if hi is None:
+            continue
+        hi -= 1 if m.group((m.lastindex or 1) - 1) == "<" else 0
+        for name in re.findall(bar, m.group(1)):
+            if not any(r.name == name.strip() for r in out):
+                out.append(Range(name.strip(), -hi, hi, _ctx(t, m.end()), bars=True))
     for m in re.finditer(rf"between\s+({_NUM})\s+and\s+({_NUM})", t, re.I):
         lo, hi = parse_number(m.group(1)), parse_number(m.group(2))
         if lo is not None and hi is not None:
@@ -170,3 +214,74 @@ def stated_tolerance(text: str) -> Optional[float]:
         return 10.0 ** -int(exp)
     except (TypeError, ValueError):
         return None
+
+
+# ---------------------------------------------------------------- which variable is which token
+
+_SECTION = re.compile(r"\\begin\{Input\}|\\(?:sub)?section\*?\{Input\}", re.I)
+_SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*?\{Output\}", re.I)
+_KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?)\b", re.I)
+_DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
+
+
+@dataclass
+class InputLine:
+    """One line (``rows=False``) or a block of rows (``rows=True``) of the input description,
+    with the names of its values in order ("One line with two integers $w$ and $h$")."""
+
+    names: list[str]
+    rows: bool
+    listed: bool = False  # "$h_1, \\dots, h_n$": a list of one variable, not fixed values
+
+
+def bare_name(name: str) -> str:
+    return re.sub(r"[{}\s\\]", "", name)
+
+
+def name_stem(name: str) -> str:
+    """``h_i``, ``h_1``, ``h_{i}`` → ``h``: an indexed name stands for every element."""
+    n = bare_name(name)
+    m = re.fullmatch(r"([A-Za-z]+)_(?:[ijkn1]|[ijk],?[0-9]?)", n)
+    return m.group(1) if m else n
+
+
+def said_of(a: Optional[str], b: Optional[str]) -> bool:
+    """Do the names ``a`` and ``b`` stand for the same variable (``h_i`` and ``h_1`` do)?"""
+    return bool(a) and bool(b) and (bare_name(a or "") == bare_name(b or "")
+                                    or name_stem(a or "") == name_stem(b or ""))
+
+
+def input_lines(text: str) -> list[InputLine]:
+    """The input section's lines with the names of their values, in order. Read from the usual
+    contest phrasing: "One line with three integers $w, h$ and $q$ (...)", "$q$ lines, each
+    containing three integers $y, x_1$ and $x_2$", "One line with $n$ integers $a_1, \\dots, a_n$".
+    A line whose names cannot be read is returned without names (it still holds its place)."""
+    m = _SECTION.search(text)
+    if not m:
+        return []
+    end = _SECTION_END.search(text, m.end())
+    sec = text[m.end(): end.start() if end else len(text)]
+    out: list[InputLine] = []
+    for seg in re.split(r"\\item\b", sec)[1:] if "\\item" in sec else re.split(r"(?<=\.)\s+|\n\s*\n", sec):
+        head = re.split(r"(?<![$\\])\(|\bwhere\b|\bsuch that\b", seg)[0]
+        single = re.search(r"^\W*(?:one|a|an|another|the (?:first|second|third|next|last))\s+(?:more\s+)?line\b",
+                           head, re.I)
+        many = re.search(r"^\W*(?:\$[^$]+\$|\w+)\s+(?:more\s+|further\s+)?lines\b", head, re.I)
+        if not single and not many:
+            continue
+        kw = _KIND_WORD.search(head)
+        names: list[str] = []
+        listed = False
+        if kw:
+            maths = re.findall(r"\$([^$]+)\$", head[kw.end():])
+            joined = ",".join(re.sub(r"\{[^{}]*\}", lambda b: b.group(0).replace(",", ""), x) for x in maths)
+            if _DOTS.search(joined):
+                listed = True
+            for part in re.split(r",|\band\b", _DOTS.sub(",", joined)):
+                p = bare_name(part)
+                if p and re.fullmatch(r"[A-Za-z][A-Za-z0-9_,]*", p):
+                    names.append(p)
+        if listed and names:
+            names = [names[0]]
+        out.append(InputLine(names=names, rows=bool(many) and not single, listed=listed))
+    return out

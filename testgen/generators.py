@@ -179,7 +179,7 @@ FUNCTION_FAMILIES: dict[str, Callable[[FunctionModel, random.Random, int], list[
 
 def s_family(kind: str) -> Callable[[StdioModel, random.Random, int], list[Candidate]]:
     def gen(m: StdioModel, rng: random.Random, n: int) -> list[Candidate]:
-        return [Candidate(kind, stdin=s) for s in m.draw(kind, rng, n)]
+        return [Candidate(kind, stdin=s, note=note) for s, note in m.draw_noted(kind, rng, n)]
 
     return gen
 

@@ -162,7 +162,17 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
     # the largest stress inputs next: their purpose is to make a slow solution time out
     stress = sorted((i for i in range(n) if not taken[i] and cands[i].family == "stress"),
                     key=lambda i: -cands[i].size())
-    for i in stress[:STRESS_KEEP]:
+    # and the largest input of every stress shape (sorted, all equal, ...: ``shapes.STRESS_PLAN``):
+    # a slow solution's worst case is a shape, not only a size
+    shapes: set[str] = set()
+    keep = list(stress[:STRESS_KEEP])
+    for i in stress:
+        note = cands[i].note
+        if note.startswith("shape:") and note not in shapes:
+            shapes.add(note)
+            if i not in keep:
+                keep.append(i)
+    for i in keep:
         if len(chosen) >= max_tests:
             break
         taken[i] = True

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
-from .constraints import Range, alphabet_hint, extract, says_no_input
+from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, normalize, said_of, says_no_input
+from .shapes import CROWDED_ROWS, CROWDED_SPAN, STRESS_LADDER, crowded, row_order, stress_step, stress_value
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
@@ -65,6 +66,9 @@ class Slot:
     # A category (a command "+"/"*"/"?", a direction "L"/"R"): the few words seen repeat, so only
     # they are drawn (the function model's rule, testgen/inputs/strings.py)
     choices: Optional[list[str]] = None
+    # the statement's name for this value ("One line with two integers $w$ and $h$"): a stated
+    # range with this name is the slot's own, however narrower another range that fits may be
+    name: Optional[str] = None
 
     def fmt(self, v: Any) -> str:
         if self.kind == "int":
@@ -153,6 +157,9 @@ class StdioModel:
     token_slots: dict[str, Slot] = field(default_factory=dict)
     count_offset: int = 0  # counted: rows = header[count_at] + count_offset (a tree: n, then n-1 edges)
     structure: Structure = field(default_factory=Structure)
+    # row columns j with row[j] <= row[j+1] in every sample row (an interval [a, b], a range
+    # "l r"): generated rows keep that order, as the function model's ordered records do
+    ordered: list[int] = field(default_factory=list)
     cases: Optional["Cases"] = None  # shape "cases": the inner layout and the sum bound
 
     # ------------------------------------------------------------------ inference
@@ -177,8 +184,34 @@ class StdioModel:
         if m.shape == "counted":
             m.structure = detect([t[0] for t in toks], [t[1:] for t in toks], tuple(sl.kind for sl in m.row),
                                  statement, m.count_at)
+        m._name_slots(input_lines(statement))
         m._fit(ranges, alpha)
+        if m.shape in ("counted", "repeat") and not m.structure.labels and m.structure.width_of is None:
+            m.ordered = ordered_columns(m, statement)
         return m
+
+    def _name_slots(self, desc: list[InputLine]) -> None:
+        """Give slots the statement's names for them, line by line, where the input description
+        and the layout agree on the number of lines and of values per line (else none: unsure)."""
+        singles = [d for d in desc if not d.rows and not d.listed]
+        blocks = [d for d in desc if d.rows]
+        if self.shape == "fixed":
+            if len(singles) == len(desc) == len(self.lines):
+                for ln, d in zip(self.lines, singles):
+                    if len(d.names) == len(ln):
+                        for sl, nm in zip(ln, d.names):
+                            sl.name = nm
+            return
+        if self.shape in ("counted", "list") and self.lines and desc and not desc[0].rows:
+            if len(desc[0].names) == len(self.lines[0]) and not desc[0].listed:
+                for sl, nm in zip(self.lines[0], desc[0].names):
+                    sl.name = nm
+        if self.shape == "list" and self.elem is not None and len(desc) == 2 and not desc[1].rows \
+                and len(desc[1].names) == 1:
+            self.elem.name = desc[1].names[0]
+        if self.shape in ("counted", "repeat") and len(blocks) == 1 and len(blocks[0].names) == len(self.row):
+            for sl, nm in zip(self.row, blocks[0].names):
+                sl.name = nm
 
     def _all_slots(self) -> list[Slot]:
         out = [s for ln in self.lines for s in ln] + list(self.row)
@@ -224,9 +257,14 @@ class StdioModel:
     # ------------------------------------------------------------------ generation
 
     def draw(self, kind: str, rng: random.Random, n: int) -> list[str]:
-        out: list[str] = []
+        return [s for s, _ in self.draw_noted(kind, rng, n)]
+
+    def draw_noted(self, kind: str, rng: random.Random, n: int) -> list[tuple[str, str]]:
+        """Inputs of family ``kind`` with a note; a stress input's note names its shape
+        (``shape:ascending``), so selection can keep the largest input of every shape."""
+        out: list[tuple[str, str]] = []
         if self.shape == "empty":
-            return [""]
+            return [("", "")]
         for i in range(n * 3):
             if len(out) >= n:
                 break
@@ -235,7 +273,11 @@ class StdioModel:
             except (ValueError, IndexError):
                 continue
             if s is not None:
-                out.append(s)
+                note = ""
+                if kind == "stress" and self.shape in ("fixed", "counted", "list", "repeat") and not (
+                        self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None)):
+                    note = "shape:" + stress_step(i)[1]
+                out.append((s, note))
         return out
 
     def _count(self, kind: str, rng: random.Random, i: int) -> int:
@@ -243,12 +285,15 @@ class StdioModel:
         per_row = max(1, len(self.row) if self.row else 1)
         hi_cap = max(lo, min(hi, MAX_INPUT_TOKENS // per_row))
         if kind == "stress":  # a ladder down from the maximum: validation keeps what every gold runs in time
-            return max(lo, [hi_cap, hi_cap // 2, hi_cap // 10, hi_cap // 100, min(hi_cap, 1000)][i % 5])
+            rung = stress_step(i)[0]
+            return max(lo, hi_cap // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(hi_cap, 1000))
         if kind == "structured":
             return rng.randint(lo, max(lo, min(hi_cap, [10, 100, 2000][i % 3])))
         # maximum sizes are the stress family's job; the others stay small enough to generate,
         # validate and judge quickly (the largest count boundary lives in the stress ladder)
         small = max(lo, min(hi_cap, SMALL_ROWS))
+        if kind == "special" and crowded(i):
+            return rng.randint(lo, max(lo, min(hi_cap, CROWDED_ROWS)))
         if kind == "boundary":
             return [lo, small, min(lo + 1, hi_cap), max(lo, small - 1)][i % 4]
         return rng.randint(lo, max(lo, min(small, max(lo, 20) if kind == "regular" else small)))
@@ -258,14 +303,24 @@ class StdioModel:
             b = sl.boundary()
             return b[(i + j) % len(b)] if b and rng.random() < 0.7 else sl.draw(rng)
         if kind == "stress":
-            return sl.draw(rng, "stress")
+            return stress_value(sl, stress_step(i)[1], rng)
         if kind == "special":
             b = sl.boundary()
             pick = i % 3
             if pick == 0 and b:
                 return b[i % len(b)]  # all equal
+            if crowded(i) and sl.kind in ("int", "float") and not sl.choices:
+                top = min(sl.hi, sl.lo + CROWDED_SPAN)
+                return rng.randint(int(sl.lo), int(top)) if sl.kind == "int" else round(
+                    rng.uniform(sl.lo, top), sl.decimals)
             return sl.draw(rng)
         return sl.draw(rng)
+
+    def _head(self, sl: Slot, kind: str, rng: random.Random, i: int, j: int) -> Any:
+        """A header (or fixed-line) value: in every stress shape but ``random``, the maximum."""
+        if kind == "stress" and stress_step(i)[1] != "random" and sl.kind in ("int", "float") and not sl.choices:
+            return int(sl.hi) if sl.kind == "int" else sl.hi
+        return self._value(sl, kind, rng, i, j)
 
     def _render(self, lines: list[list[str]]) -> str:
         return "".join(" ".join(ln) + "\n" for ln in lines)
@@ -281,7 +336,7 @@ class StdioModel:
         rows: list[list[Any]] = []
         header: list[list[Any]] = []
         if self.shape == "fixed":
-            header = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
+            header = [[self._head(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
             return self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)])
         n = self._count(kind, rng, i) if n is None else n
         if self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None):
@@ -296,24 +351,26 @@ class StdioModel:
             return self._render([head] + [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows])
         if self.shape in ("counted", "repeat"):
             rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)] for _ in range(n)]
-            if kind == "special" and rows and i % 3 == 1:
-                rows.sort()
-            elif kind == "special" and rows and i % 3 == 2:
-                rows.sort(reverse=True)
+            for r in rows:
+                for j in self.ordered:
+                    if r[j] > r[j + 1]:
+                        r[j], r[j + 1] = r[j + 1], r[j]
+            order = row_order(kind, i)
+            if rows and order:
+                rows.sort(reverse=order == "descending")
             body = [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
         else:  # list
             assert self.elem is not None
             vals = [self._value(self.elem, kind, rng, i, j) for j in range(n)]
-            if kind == "special" and i % 3 == 1:
-                vals.sort()
-            elif kind == "special" and i % 3 == 2:
-                vals.sort(reverse=True)
+            order = row_order(kind, i)
+            if order:
+                vals.sort(reverse=order == "descending")
             body = [[self.elem.fmt(v) for v in vals]]
         if self.shape == "repeat":
             if n == 0:
                 return None
             return self._render(body)
-        head = [sl.fmt(self._value(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
+        head = [sl.fmt(self._head(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
         assert self.count_at is not None
         head[self.count_at] = str(n)
         return self._render([head] + body)
@@ -459,6 +516,35 @@ class StdioModel:
         return self._render(seed)
 
 
+ORDERED_MIN_ROWS = 4  # rows that must all show a <= b before generated rows keep it (chance: 1/16)
+
+
+def ordered_columns(m: "StdioModel", statement: str) -> list[int]:
+    """Adjacent numeric row columns j, j+1 with row[j] <= row[j+1] in every sample row (at least
+    ``ORDERED_MIN_ROWS`` rows, one of them strict). When the statement names both columns, it
+    must also say so (``a \\le b``): points (x, y) whose samples happen to have x <= y stay free."""
+    start = 1 if m.shape == "counted" else 0
+    rows = [r for t in m.seeds for r in t[start:]]
+    out = []
+    for j in range(len(m.row) - 1):
+        a, b = m.row[j], m.row[j + 1]
+        if a.kind not in ("int", "float") or b.kind not in ("int", "float"):
+            continue
+        try:
+            pairs = [(float(r[j]), float(r[j + 1])) for r in rows]
+        except (ValueError, IndexError):
+            continue
+        if not pairs or any(x > y for x, y in pairs) or not any(x < y for x, y in pairs):
+            continue
+        if a.name and b.name and not re.search(
+                rf"(?<![A-Za-z]){re.escape(a.name)}\s*[≤<]\s*{re.escape(b.name)}(?![A-Za-z0-9_])",
+                re.sub(r"[{}\s]", "", normalize(statement)).replace("≤", " ≤ ").replace("<", " < ").replace(" ", "")):
+            continue
+        if len(pairs) >= ORDERED_MIN_ROWS:
+            out.append(j)
+    return out
+
+
 def _parse(tok: str, kind: str) -> Any:
     try:
         if kind == "int":
@@ -562,9 +648,10 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
             a = set(alpha)
         sl.alphabet = "".join(sorted(a))
         sl.min_len = max(1, min(len(w) for w in words))
-        lens = [r for r in ranges if r.is_length and r.hi is not None and r.hi >= max(len(w) for w in words)]
+        lens = [r for r in ranges if (r.is_length or (r.bars and said_of(r.name, sl.name)))
+                and r.hi is not None and r.hi >= max(len(w) for w in words)]
         sl.max_len = int(min(r.hi for r in lens)) if lens else max(max(len(w) for w in words) * 2, 10)
-        if lens and all(r.lo is not None for r in lens):
+        if lens and all(r.lo is not None and not r.bars for r in lens):
             sl.min_len = max(1, int(max(r.lo for r in lens if r.lo is not None)))
         sl.max_len = min(sl.max_len, 100_000)
         distinct = list(dict.fromkeys(words))
@@ -580,8 +667,12 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
             if "." in s:
                 decs = max(decs, len(s.split(".")[1]))
         sl.decimals = max(1, min(decs, 9))
+    # |x| <= hi only for the value of that name: a string's |s| <= 20 is no range of an unnamed number
     fits = [r for r in ranges if not r.is_length and r.lo is not None and r.hi is not None
-            and r.lo <= omin and omax <= r.hi]
+            and r.lo <= omin and omax <= r.hi and (not r.bars or said_of(r.name, sl.name))]
+    own = [r for r in fits if said_of(r.name, sl.name)]
+    if own:  # the statement names this value and bounds that name: its range, even if a wider one
+        fits = own
     if is_count:
         named = [r for r in fits if r.name] or fits
         pick = min(named, key=lambda r: r.hi) if named else None  # type: ignore[arg-type,return-value]
