@@ -173,6 +173,7 @@ async def run_code(body: FusionRunRequest, request: Request, response: Response)
         job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
         # TLE is judged on CPU time; the wall limit only catches sleepers, inside verl's HTTP timeout.
         job.limits.wall_time_s = run_code_wall_s(job.limits.time_s, job.limits.compile_time_s)
+        job.limits.cpu_wait_allowance = 0.0  # a hard wall: the answer comes within verl's timeout
         deadline = _positive(body.compile_timeout, 10.0) + _positive(body.run_timeout, 10.0) + RUN_CODE_SLACK_S
         result = await _run_one(svc, job, client_deadline(request, deadline))
     except ValidationError as e:

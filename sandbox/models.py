@@ -49,6 +49,9 @@ class Limits(BaseModel):
     wall_time_s: Optional[float] = Field(
         None, gt=0, le=120, description="wall-clock limit per test; default 2*time_s + 1"
     )
+    cpu_wait_allowance: float = Field(
+        4.0, ge=0, le=16, description="time the program waits for a CPU (a busy machine) that does not count "
+                                      "against wall_time_s, as a multiple of it; 0 makes the wall limit hard")
     memory_mb: int = Field(256, ge=16, le=16384, description="memory limit (cgroup), MiB")
     output_kb: int = Field(1024, ge=1, le=65536, description="stdout + stderr limit, KiB")
     processes: int = Field(64, ge=1, le=1024, description="processes and threads at once")

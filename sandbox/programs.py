@@ -47,7 +47,7 @@ def exec_limits(limits: Limits, tc: Optional[Toolchain] = None) -> ExecLimits:
     stack = {"stack_bytes": tc.language.stack_mb << 20} if tc and tc.language.stack_mb else {}
     return ExecLimits(cpu_s=limits.time_s, wall_s=limits.wall_s, memory_bytes=limits.memory_mb << 20,
                       output_bytes=limits.output_kb << 10, processes=procs,
-                      file_size_bytes=limits.file_size_kb << 10, **stack)
+                      file_size_bytes=limits.file_size_kb << 10, wait_allowance=limits.cpu_wait_allowance, **stack)
 
 
 class Program:

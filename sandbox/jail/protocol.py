@@ -55,7 +55,10 @@ class Limits:
     """CPU time (user + system) of every process of the execution together, seconds. The
     cgroup's accounting judges it; RLIMIT_CPU (rounded up + 1 s) is a backstop."""
     wall_s: float
-    """Wall-clock time from the program's start, seconds; past it the jail kills everything."""
+    """Wall-clock time from the program's start, seconds, not counting the time its process
+    waited for a CPU (its schedstat run delay, up to ``wait_allowance`` x ``wall_s``): past it
+    the jail kills everything. It catches sleepers; a busy machine stretches the clock, never
+    the program's own time (``clock_budget_s``)."""
     memory_bytes: int
     """Peak memory of the execution's memory cgroup (anonymous, page cache, tmpfs, kernel
     memory charged to it), bytes. No swap."""
@@ -70,10 +73,21 @@ class Limits:
     """Open descriptors per process (RLIMIT_NOFILE)."""
     stack_bytes: int = 1 << 30
     """Stack size (RLIMIT_STACK); never above ``memory_bytes``."""
+    wait_allowance: float = 0.0
+    """Waiting for a CPU not counted against ``wall_s``, as a multiple of it (the API's
+    ``cpu_wait_allowance``, 4 by default there): on a machine busy with other executions a
+    CPU-bound program is not killed by the clock before it has had its time, while its CPU limit
+    still judges it. 0: the wall limit is hard (``/run_code``, whose answer must come within
+    verl's HTTP timeout)."""
 
     @classmethod
     def from_dict(cls, d: dict) -> "Limits":
         return cls(**{k: v for k, v in d.items() if k in _LIMIT_NAMES})
+
+    def clock_budget_s(self) -> float:
+        """The longest an execution may take by the clock: ``wall_s`` plus the most waiting for
+        a CPU that is not counted against it. What the host waits for before a slot counts as hung."""
+        return float(self.wall_s) * (1 + float(self.wait_allowance))
 
     def tmpfs_bytes(self) -> int:
         """The size of the run's /work, /tmp and /mnt tmpfs (native): ``file_size_bytes``, at

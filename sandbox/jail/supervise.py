@@ -11,7 +11,10 @@ import select
 import signal
 import time
 
-from .protocol import LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT, LIMIT_WALL, Facts, Limits, facts_from_error
+from .protocol import (
+    LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT, LIMIT_WALL, Facts, Limits, facts_from_error,
+)
+from .spawner import run_delay_s
 
 DRAIN_GRACE_S = 2.0  # after the program ended or was killed, how long its pipes may stay open
 KILL_WAIT_S = 10.0  # after SIGKILL, how long the zygote may take to report the program's end
@@ -29,6 +32,17 @@ class Pipes:
                 os.close(fd)
             except OSError:
                 pass
+
+
+def _stretched(deadline: float, pid: int, t0: float, lim: Limits, box) -> float:
+    """The wall deadline moved by the time the program's process has waited for a CPU so far
+    (up to ``lim.wait_allowance`` x its wall limit): the wall limit catches sleepers, not programs
+    that a busy machine kept waiting. Unchanged where the kernel does not show the wait (gVisor)."""
+    allowed = float(lim.wall_s) * float(lim.wait_allowance)
+    if allowed <= 0:
+        return deadline
+    waited = min(run_delay_s(getattr(box, "proc", "/proc"), pid), allowed)
+    return max(deadline, t0 + float(lim.wall_s) + waited)
 
 
 def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box, exits) -> Facts:
@@ -67,6 +81,8 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box, exits) -> Fac
     while open_fds or not exited:
         now = time.monotonic()
         if killed_by is None and not exited:
+            if now >= deadline:
+                deadline = _stretched(deadline, pid, t0, lim, box)
             if now >= deadline:
                 kill(LIMIT_WALL)
             elif meter is not None and now >= next_sample:

@@ -320,7 +320,7 @@ class DockerBackend:
             if problem:
                 return ExecResult(error=problem)
         key = program_key(spec.program_dir, self._secret) if spec.program_dir else None
-        timeout = spec.limits.wall_s + s.reply_grace_s
+        timeout = spec.limits.clock_budget_s() + s.reply_grace_s
         last = ""
         for attempt in range(2):
             c = self.pool.acquire(s.acquire_timeout_s)

@@ -277,7 +277,7 @@ class NativeBackend:
             if not slot.alive():
                 self._restart(slot)
             try:
-                res, extras, blobs = slot.call(header, job, spec.limits, spec.limits.wall_s + PROTOCOL_GRACE_S,
+                res, extras, blobs = slot.call(header, job, spec.limits, spec.limits.clock_budget_s() + PROTOCOL_GRACE_S,
                                                fetch_cap=protocol.FETCH_BYTES if spec.fetch is not None else 0,
                                                blob_cap=work_cap if spec.work_dir else 0)
             except SlotBroken as e:
