@@ -320,7 +320,7 @@ def _detect(lang: Language) -> Optional[Toolchain]:
         extra[tool] = os.path.realpath(path)
     if any(not os.path.exists(p) for p in lang.requires):
         return None
-    version = toolchain_versions.version_of([binary, *lang.version_args])
+    version = toolchain_versions.version_of([binary, *lang.version_args], depends_on=lang.requires)
     if not version:
         return None
     binds: dict[str, str] = {}

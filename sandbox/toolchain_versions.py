@@ -3,8 +3,9 @@
 Asking costs a process per language, and a JVM tool (kotlinc, scalac) takes one to two seconds
 of CPU to answer: every ``Sandbox`` (each ``codetest run``, each service start) asked all of
 them again. The answers are kept in ``<state dir>/toolchain-versions.json``, keyed by the
-binary's real path, size, modification time and inode and by the arguments asked, so an
-upgraded toolchain is asked again. A cache that cannot be read or written is only slower.
+real path, size, modification time and inode of the binary, of the arguments that are files
+and of the folders the language requires (pytest's, jest's), and by the arguments asked, so
+an upgraded toolchain is asked again. A cache that cannot be read or written is only slower.
 """
 
 from __future__ import annotations
@@ -23,12 +24,23 @@ _lock = threading.Lock()
 _known: Optional[dict] = None  # this process's copy of the file
 
 
-def _key(cmd: list[str]) -> Optional[str]:
+def _stamp(path: str) -> list:
+    st = os.stat(path)
+    return [os.path.realpath(path), st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _key(cmd: list[str], depends_on: tuple = ()) -> Optional[str]:
+    """The binary's stamp, the arguments, and the stamp of every argument and ``depends_on`` path
+    that exists (a tool run by an interpreter, ``node .../jest.js``; a module's folder): any of
+    them upgraded, the tool is asked again."""
     try:
-        st = os.stat(cmd[0])
+        stamps = [_stamp(cmd[0])]
     except OSError:
         return None
-    return json.dumps([os.path.realpath(cmd[0]), st.st_size, st.st_mtime_ns, st.st_ino, *cmd[1:]])
+    for path in (*cmd[1:], *depends_on):
+        if path.startswith("/") and os.path.exists(path):
+            stamps.append(_stamp(path))
+    return json.dumps([stamps, *cmd[1:]])
 
 
 def _path() -> str:
@@ -52,11 +64,17 @@ def _save(known: dict) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".toolchain-versions.")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "w") as f:
             json.dump(known, f, indent=0, sort_keys=True)
         os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new one
     except OSError:
-        pass
+        try:
+            os.unlink(tmp)  # no half-written file left beside the cache
+        except OSError:
+            pass
 
 
 def first_line(text: str) -> str:
@@ -79,9 +97,10 @@ def ask(cmd: list[str]) -> str:
     return first_line(p.stdout) or first_line(p.stderr)
 
 
-def version_of(cmd: list[str]) -> str:
-    """``ask(cmd)``, from the cache when this binary was asked the same before."""
-    key = _key(cmd)
+def version_of(cmd: list[str], depends_on: tuple = ()) -> str:
+    """``ask(cmd)``, from the cache when this binary, its path arguments and ``depends_on`` are
+    the same files as when it was asked before."""
+    key = _key(cmd, depends_on)
     with _lock:
         known = _load()
         if key is not None and key in known:

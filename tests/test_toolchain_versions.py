@@ -75,3 +75,17 @@ def test_an_unwritable_cache_only_costs_time(tmp_path):
     _tool(tool, log, "tool 1.0")
     assert _version_in_fresh_process(str(state), tool) == "tool 1.0"
     assert _version_in_fresh_process(str(state), tool) == "tool 1.0"
+
+
+def test_a_tool_run_by_an_interpreter_is_asked_again_when_the_tool_changes(tmp_path):
+    """``node .../jest.js --version``: the binary (node) stays, the tool upgraded is a file argument."""
+    state, log = str(tmp_path / "state"), str(tmp_path / "calls")
+    script = tmp_path / "tool.sh"
+    script.write_text(f"echo asked >> {log}\necho 'tool 1.0'\n")
+    code = f"from sandbox.toolchain_versions import version_of; print(version_of(['/bin/sh', {str(script)!r}]))"
+    assert _run(state, code) == "tool 1.0"
+    assert _run(state, code) == "tool 1.0"
+    assert _calls(log) == 1
+    script.write_text(f"echo asked >> {log}\necho 'tool 2.0 (upgraded)'\n")
+    assert _run(state, code) == "tool 2.0 (upgraded)"
+    assert _calls(log) == 2
