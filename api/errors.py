@@ -1,7 +1,9 @@
 """Every failure as a JSON body ``{"error", "message", "detail"}`` with the right status.
 
-Schema errors are 422, a wrong job 400, work that cannot be done within its client's time 503 with Retry-After, a sandbox that
-refuses to run 503, the output budget of the jobs in flight spent 429 with Retry-After. A 500 means a bug here: its body says nothing about internals.
+Schema errors are 422, a wrong job 400, work that cannot be done within its client's time 503
+with Retry-After (refused at admission, or not started before the deadline; ``/run_code`` says
+504, the status verl retries), a sandbox that refuses to run 503, the output budget of the jobs
+in flight spent 429 with Retry-After. A 500 means a bug here: its body says nothing about internals.
 """
 
 from __future__ import annotations
@@ -36,9 +38,23 @@ def _clean_errors(errors: Any) -> list[dict]:
     return out
 
 
+def busy(request: Request, exc: Exception, status_code: int = 503) -> JSONResponse:
+    """Work that cannot be done within its client's time now: refused at admission
+    (``Overloaded``) or not started before the deadline (``DeadlinePassed``). Retry-After says when."""
+    if isinstance(exc, Overloaded):
+        reason, retry = "overloaded", exc.retry_after
+        detail = {"depth": exc.depth, "capacity": exc.capacity, "wait_s": round(exc.wait_s, 3),
+                  "deadline_s": exc.deadline_s, "reason": exc.reason}
+    else:
+        reason, retry, detail = "deadline", int(getattr(exc, "retry_after_s", 1)), None
+    request.app.state.service.metrics.rejections.labels(reason).inc()
+    return JSONResponse(_body("overloaded", str(exc), detail), status_code=status_code,
+                        headers={"Retry-After": str(retry)})
+
+
 def install(app: FastAPI) -> None:
     from sandbox import BadRequest, SandboxUnavailable
-    from sandbox.errors import Saturated
+    from sandbox.errors import DeadlinePassed, Saturated
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -76,11 +92,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Overloaded)
     async def _overloaded(request: Request, exc: Overloaded) -> JSONResponse:
-        request.app.state.service.metrics.rejections.labels("overloaded").inc()
-        detail = {"depth": exc.depth, "capacity": exc.capacity, "wait_s": round(exc.wait_s, 3),
-                  "deadline_s": exc.deadline_s, "reason": exc.reason}
-        return JSONResponse(_body("overloaded", str(exc), detail), status_code=503,
-                            headers={"Retry-After": str(exc.retry_after)})
+        return busy(request, exc)
+
+    @app.exception_handler(DeadlinePassed)
+    async def _late(request: Request, exc: DeadlinePassed) -> JSONResponse:
+        return busy(request, exc)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

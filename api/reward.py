@@ -124,7 +124,7 @@ def prepare(item: RewardItem, available: Iterable[str], max_output_mb: float = f
 def result_for(item: RewardItem, prepared: PreparedItem, outcome: object, scoring: Scoring) -> RewardResult:
     """Map a finished job (a RunResult), an exception, or None (deadline) to the item's reward."""
     from sandbox import BadRequest, SandboxUnavailable, UnknownLanguage
-    from sandbox.errors import Saturated
+    from sandbox.errors import DeadlinePassed, Saturated
 
     lang = prepared.job.language if prepared.job else None
     total = len(item.tests)
@@ -138,6 +138,9 @@ def result_for(item: RewardItem, prepared: PreparedItem, outcome: object, scorin
     if isinstance(outcome, UnknownLanguage) and prepared.language_from_fence:
         return RewardResult(id=item.id, reward=0.0, verdict=Verdict.CE, passed=0, total=total, language=lang,
                             error=f"the fence names a language this sandbox does not know: {outcome}")
+    if isinstance(outcome, DeadlinePassed):
+        return RewardResult(id=item.id, reward=None, verdict=None, passed=0, total=total, language=lang,
+                            error=f"deadline exceeded before this item started: {outcome}")
     if isinstance(outcome, Saturated):
         return RewardResult(id=item.id, reward=None, total=total, language=lang, error=f"service saturated: {outcome}")
     if isinstance(outcome, SandboxUnavailable):

@@ -17,9 +17,10 @@ from .models import (
     ErrorBody, FusionRunRequest, FusionRunResponse, HealthResponse, OpenRLHFRequest, OpenRLHFResponse, RewardItem,
     RewardRequest, RewardResponse, RewardResult, RewardStats, Scoring,
 )
-from .admission import OPENRLHF_DEADLINE_S, RUN_CODE_SLACK_S, run_code_wall_s
+from .admission import OPENRLHF_DEADLINE_S, RUN_CODE_SLACK_S, Overloaded, run_code_wall_s
 from .reward import output_budget_mb, prepare, result_for, slim
-from .errors import InvalidInput
+from .runner import whole_answer_due
+from .errors import InvalidInput, busy
 from .service import Service
 
 router = APIRouter()
@@ -57,8 +58,9 @@ async def _run_one(svc: Service, job: RunRequest, deadline_s: float) -> RunResul
     if output_budget_mb(job) > svc.settings.max_output_mb:
         raise InvalidInput(f"tests x limits.output_kb allow {output_budget_mb(job):.0f} MiB of output; this server "
                            f"takes at most {svc.settings.max_output_mb} MiB per job: lower limits.output_kb")
+    deadline = whole_answer_due(deadline_s, job.limits.time_s)
     with svc.admission.lease(1, deadline_s) as lease:  # type: ignore[union-attr]
-        return await svc.runner.run(job, lease)  # type: ignore[union-attr]
+        return await svc.runner.run(job, lease, deadline=deadline)  # type: ignore[union-attr]
 
 
 def client_deadline(request: Request, default: float) -> float:
@@ -159,23 +161,29 @@ async def reward(body: RewardRequest, request: Request) -> RewardResponse:
     return await score_items(service_of(request), body.items, body.scoring, body.deadline_s)
 
 
-@router.post("/run_code", response_model=FusionRunResponse, responses=_ERRORS, tags=["compat"],
+@router.post("/run_code", response_model=FusionRunResponse, tags=["compat"],
+             responses={**_ERRORS, 504: {"model": ErrorBody, "description": "the run cannot be done within verl's "
+                                         "time now: the status verl retries (Retry-After says when)"}},
              summary="SandboxFusion-compatible: run code once on stdin")
 async def run_code(body: FusionRunRequest, request: Request, response: Response) -> FusionRunResponse:
     from pydantic import ValidationError
 
     from sandbox import BadRequest
+    from sandbox.errors import DeadlinePassed
 
     svc = service_of(request)
     # What SandboxFusion would take but this sandbox cannot run (a language without its toolchain,
     # a bad file name) is a 200 with SandboxError and a message, as SandboxFusion answers it.
     try:
         job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
-        # TLE is judged on CPU time; the wall limit only catches sleepers, inside verl's HTTP timeout.
+        # TLE is judged on CPU time; the wall limit only catches sleepers. Waiting for a CPU does
+        # not count against it until verl's HTTP timeout (less a margin) would pass.
         job.limits.wall_time_s = run_code_wall_s(job.limits.time_s, job.limits.compile_time_s)
-        job.limits.cpu_wait_allowance = 0.0  # a hard wall: the answer comes within verl's timeout
         deadline = _positive(body.compile_timeout, 10.0) + _positive(body.run_timeout, 10.0) + RUN_CODE_SLACK_S
         result = await _run_one(svc, job, client_deadline(request, deadline))
+    except (Overloaded, DeadlinePassed) as e:
+        # verl retries a 504 and nothing else: work that cannot be done in its time now is one.
+        return busy(request, e, status_code=504)
     except ValidationError as e:
         return fusion.sandbox_error(fusion.validation_message(e))
     except BadRequest as e:

@@ -17,9 +17,10 @@ import threading
 import time
 from typing import Any, Callable, Optional, Sequence
 
+from sandbox.backends.base import Deadline
 from sandbox.models import RunRequest, RunResult
 
-from .admission import Lease
+from .admission import MARGIN_S, Lease
 from .metrics import Metrics
 
 log = logging.getLogger("codetest.api")
@@ -43,14 +44,14 @@ class JobRunner:
     def in_flight(self) -> int:
         return self._in_flight
 
-    def _blocking(self, job: RunRequest, lease: Lease, outer: object) -> RunResult:
+    def _blocking(self, job: RunRequest, lease: Lease, outer: object, deadline: Optional[Deadline]) -> RunResult:
         with self._lock:
             self._in_flight += 1
         start = time.perf_counter()
         verdict = "error"
         exec_s: Optional[float] = None
         try:
-            result: RunResult = self.sandbox.run(job, outer=outer, hold_output=True)
+            result: RunResult = self.sandbox.run(job, outer=outer, hold_output=True, deadline=deadline)
             verdict = result.verdict.value if hasattr(result.verdict, "value") else str(result.verdict)
             exec_s = slot_time_per_execution(result)
             return result
@@ -62,14 +63,17 @@ class JobRunner:
             self.metrics.execution_latency.labels(job.language).observe(elapsed)
             lease.job_finished(exec_s)
 
-    async def run(self, job: RunRequest, lease: Lease, outer: object = None) -> RunResult:
+    async def run(self, job: RunRequest, lease: Lease, outer: object = None,
+                  deadline: Optional[Deadline] = None) -> RunResult:
         """One job on the pool. Cancelling the await cancels the job if it has not started.
 
-        The result's output stays charged to the sandbox's output budget until the caller
-        calls ``result.release_output()`` (after encoding it)."""
+        ``deadline``: when the client needs the answer (``whole_answer_due`` or
+        ``batch_due``). The result's output stays charged to the sandbox's output
+        budget until the caller calls ``result.release_output()`` (after encoding it)."""
         lease.job_started()
         try:
-            fut = self.pool.submit(self._blocking, job, lease, outer if outer is not None else self.new_caller("run"))
+            fut = self.pool.submit(self._blocking, job, lease, outer if outer is not None else self.new_caller("run"),
+                                   deadline)
         except RuntimeError:  # pool shut down: the service is stopping
             lease.job_finished()
             raise
@@ -83,11 +87,12 @@ class JobRunner:
         outcomes: list[object] = [None] * len(jobs)
         gate = asyncio.Semaphore(max(1, window))
         outer = self.new_caller("batch")
+        deadline = batch_due(deadline_s)
 
         async def one(i: int, job: RunRequest) -> None:
             async with gate:
                 try:
-                    result = await self.run(job, lease, outer)
+                    result = await self.run(job, lease, outer, deadline)
                     try:
                         outcomes[i] = keep(result)
                     finally:
@@ -112,6 +117,26 @@ class JobRunner:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
+def whole_answer_due(seconds: float, cpu_s: float) -> Deadline:
+    """A request whose client waits for its whole answer for ``seconds`` (``/v1/run``, ``/run_code``).
+
+    The answer is due by then less the admission's margin (the client's own send and receive,
+    encoding). A program whose turn comes with less time left than its CPU limit is not started:
+    the client gets 503 (504 on /run_code) at once and retries, instead of a verdict cut short
+    or an answer after it stopped listening. (One that starts in time and shares a core at most
+    twice, as the CPU gate keeps it, needs at most twice its CPU time by the clock: one using up
+    to half its limit is never cut short by the deadline.)"""
+    reply_by = time.monotonic() + max(0.0, seconds - MARGIN_S)
+    return Deadline(reply_by=reply_by, start_by=reply_by - cpu_s)
+
+
+def batch_due(seconds: float) -> Deadline:
+    """A batch (``/v1/reward``) answers at its deadline with what is done: an execution starts
+    while any time is left, and what is unfinished then is reported as such."""
+    at = time.monotonic() + seconds
+    return Deadline(reply_by=at, start_by=at)
+
+
 # What one execution costs beyond the program's own wall time (fork, jail set-up, reaping).
 EXEC_OVERHEAD_S = 0.005
 
@@ -129,6 +154,6 @@ def slot_time_per_execution(result: RunResult) -> Optional[float]:
 
 def _expected(e: BaseException) -> bool:
     from sandbox import BadRequest, SandboxUnavailable
-    from sandbox.errors import Saturated
+    from sandbox.errors import DeadlinePassed, Saturated
 
-    return isinstance(e, (BadRequest, SandboxUnavailable, Saturated))
+    return isinstance(e, (BadRequest, SandboxUnavailable, Saturated, DeadlinePassed))

@@ -13,14 +13,16 @@ import itertools
 import os
 import shutil
 import threading
+import time
 from concurrent.futures import Future
 from typing import Any, Optional
 
 from .backend_factory import make_backend
-from .backends.base import ExecResult, ExecSpec
+from .backends.base import Deadline, ExecResult, ExecSpec
 from .cache import CompileCache
 from .config import SandboxConfig
-from .errors import SandboxUnavailable, Saturated, ToolchainMissing
+from .cpu_gate import cpu_gate_for
+from .errors import DeadlinePassed, SandboxUnavailable, Saturated, ToolchainMissing
 from .isolation_gate import health_report, refuse_unless_isolated
 from .judge import CHECKER_LIMITS, Job  # noqa: F401  (CHECKER_LIMITS re-exported)
 from .languages import Toolchain, detect_toolchains, get_language
@@ -56,7 +58,8 @@ class Sandbox:
             # A backend with toolchains of its own (the Docker image) judges with those: their
             # versions are what /healthz reports and what compiled programs are cached under.
             self.toolchains = self.backend.toolchains()
-        self.scheduler = FairScheduler(self.backend.slots)
+        self.scheduler = FairScheduler(self.backend.slots, gate=cpu_gate_for(
+            self.config.runnable_per_core, getattr(self.backend, "cpu_used_s", None)))
         self.output_budget = OutputBudget(self.config.total_output_mb << 20, self.config.job_output_mb << 20)
         self._ids = itertools.count()
         self._closed = False
@@ -76,6 +79,8 @@ class Sandbox:
         difference between the two (a security update one of them lacks) is visible."""
         report = self._gate_report()
         report["libraries"] = self.libraries()
+        gate = self.scheduler.gate
+        report["cpu_gate"] = gate.describe() if gate is not None else None
         if hasattr(self.backend, "toolchains"):
             report["host_languages"] = {n: tc.version for n, tc in sorted(detect_toolchains().items())}
         return report
@@ -97,18 +102,21 @@ class Sandbox:
 
     # -- running
 
-    def run(self, req: RunRequest, *, outer: Any = None, hold_output: bool = False) -> RunResult:
+    def run(self, req: RunRequest, *, outer: Any = None, hold_output: bool = False,
+            deadline: Optional[Deadline] = None) -> RunResult:
         """Judge one program on its tests. Raises BadRequest for a bad job, SandboxUnavailable to refuse.
 
         ``hold_output``: the result's output stays charged to the output budget until the
-        caller calls ``result.release_output()`` (the service does, once the response is encoded)."""
+        caller calls ``result.release_output()`` (the service does, once the response is encoded).
+        ``deadline``: when the client needs the answer; a program's wait for a CPU is forgiven
+        (``Limits.cpu_wait_allowance``) only until then."""
         if self._closed:
             raise SandboxUnavailable("sandbox is closed")
         self.check_isolation()
         outer = outer if outer is not None else ("run", next(self._ids))
         output = self.output_budget.job()
         try:
-            result = Job(self, req, outer, output).run()
+            result = Job(self, req, outer, output, deadline).run()
         except BaseException:
             output.release()
             raise
@@ -150,18 +158,31 @@ class Sandbox:
 
     def execute(self, spec: ExecSpec, outer: Any, inner: Any = None) -> Future:
         """Queue one execution on the fair scheduler."""
-        def go() -> ExecResult:
-            self.count("executions")
-            return self.backend.execute(spec)
-        return self.scheduler.submit(go, outer, inner)
+        return self.scheduler.submit(lambda: self.dispatch(spec), outer, inner)
+
+    def dispatch(self, spec: ExecSpec) -> ExecResult:
+        """Run one execution now, on the calling scheduler worker. Its clock budget is fitted to
+        the time its client has left (``spec.deadline``), measured when it starts: time spent
+        waiting for a slot or compiling is gone from it, never from the program's own limits.
+        One whose turn comes after ``deadline.start_by`` is not started (``DeadlinePassed``)."""
+        if spec.deadline is not None:
+            now = time.monotonic()
+            if now > spec.deadline.start_by:
+                raise DeadlinePassed(f"not started: its turn came {now - spec.deadline.start_by:.1f}s after the last "
+                                     f"moment it could still be judged within its client's time; the machine was busy")
+            spec.limits = spec.limits.within(spec.deadline.reply_by - now)
+        self.count("executions")
+        return self.backend.execute(spec)
 
     # -- programs
 
     def prepare(self, language: str, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None,
-                extra_files: Optional[dict[str, bytes]] = None) -> tuple[Optional[Program], CompileResult, bool]:
+                extra_files: Optional[dict[str, bytes]] = None, deadline: Optional[Deadline] = None
+                ) -> tuple[Optional[Program], CompileResult, bool]:
         """(program, compile result, whether the sandbox itself failed); the program is None on CE/SE.
         ``extra_files``: RunRequest.files, placed next to the source (see ``Compiler.prepare``)."""
-        return self.compiler.prepare(self.toolchain(language), code, limits, outer, entry_point, extra_files)
+        return self.compiler.prepare(self.toolchain(language), code, limits, outer, entry_point, extra_files,
+                                     deadline)
 
     def toolchain(self, language: str) -> Toolchain:
         """The toolchain this sandbox runs ``language`` with; BadRequest when it has none."""

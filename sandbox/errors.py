@@ -25,6 +25,13 @@ class ConfigError(BadRequest):
     """A ``CODETEST_*`` variable or setting has a value that cannot be used (the operator's to fix)."""
 
 
+class DeadlinePassed(SandboxError):
+    """The client's deadline came before this work could start (the machine was busy with other
+    work): nothing of the program was judged. Retry later."""
+
+    retry_after_s = 1
+
+
 class Saturated(SandboxError):
     """The service cannot take this job now (its output budget across jobs is spent); retry later."""
 

@@ -14,6 +14,8 @@ from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import compare as cmp
+from .backends.base import Deadline
+from .errors import DeadlinePassed
 from .function_call import Unreadable, parse_result
 from .models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
 from .output_budget import JOB, GLOBAL, JobOutput, json_cost
@@ -42,8 +44,10 @@ def _base64_cost(files: dict[str, bytes]) -> int:
 class Job:
     """One RunRequest in flight."""
 
-    def __init__(self, sb: "Sandbox", req: RunRequest, outer: Any, output: JobOutput):
+    def __init__(self, sb: "Sandbox", req: RunRequest, outer: Any, output: JobOutput,
+                 deadline: Optional[Deadline] = None):
         self.sb, self.req, self.outer = sb, req, outer
+        self.deadline = deadline  # when the client needs the answer
         self.inner = ("job", next(sb._ids))
         self.checker: Optional[Program] = None
         self.output = output
@@ -54,7 +58,8 @@ class Job:
         req = self.req
         entry = req.entry_point if any(t.is_function for t in req.tests) else None
         self.files = req.decoded_files() if req.files else {}
-        program, cr, failed = self.sb.prepare(req.language, req.code, req.limits, self.outer, entry, self.files)
+        program, cr, failed = self.sb.prepare(req.language, req.code, req.limits, self.outer, entry, self.files,
+                                              self.deadline)
         tests = req.tests or [TestCase()]
         if failed:
             return RunResult(verdict=Verdict.SE, passed=0, total=len(tests), compile=cr, message=cr.stderr)
@@ -62,7 +67,7 @@ class Job:
             return RunResult(verdict=Verdict.CE, passed=0, total=len(tests), compile=cr)
         if isinstance(req.compare, CheckerCompare):
             self.checker, ccr, _failed = self.sb.prepare(req.compare.checker.language, req.compare.checker.code,
-                                                         CHECKER_LIMITS, self.outer)
+                                                         CHECKER_LIMITS, self.outer, deadline=self.deadline)
             if self.checker is None:
                 msg = "checker failed to compile: " + ccr.stderr[-2000:]
                 return RunResult(verdict=Verdict.SE, passed=0, total=len(tests), compile=cr, message=msg)
@@ -76,11 +81,16 @@ class Job:
                    for t in tests]
         results: list[Optional[TestResult]] = [None] * len(tests)
         stopped = False
+        late: Optional[DeadlinePassed] = None
         for i, fut in enumerate(futures):
             try:
                 results[i] = fut.result()
             except CancelledError:
                 results[i] = TestResult(verdict=Verdict.SKIPPED)
+                continue
+            except DeadlinePassed as e:  # the client's time ran out before this test could start
+                late = late or e
+                self.sb.scheduler.cancel(self.outer, self.inner)
                 continue
             except Exception as e:  # a bug of ours: SE, never the program's fault
                 log.exception("test execution failed")
@@ -88,6 +98,8 @@ class Job:
             if req.stop_on_first_failure and not stopped and results[i].verdict != Verdict.AC:
                 stopped = True
                 self.sb.scheduler.cancel(self.outer, self.inner)
+        if late is not None:  # judged in part is not judged: the whole job is refused, to be retried
+            raise late
         if req.stop_on_first_failure:
             first = next((i for i, r in enumerate(results) if r.verdict != Verdict.AC), None)
             if first is not None:
@@ -111,8 +123,8 @@ class Job:
             spec.files = {**self.files, **spec.files}
         if req.fetch_files:
             spec.fetch = list(req.fetch_files)
-        self.sb.count("executions")
-        facts = self.sb.backend.execute(spec)
+        spec.deadline = self.deadline
+        facts = self.sb.dispatch(spec)
         stdout = facts.stdout
         outcome: Optional[Outcome] = None
         message: Optional[str] = None
@@ -172,8 +184,8 @@ class Job:
             files = {"input.txt": inp, "output.txt": out, "answer.txt": ans}
             spec = self.checker.spec(CHECKER_LIMITS, b"", ("input.txt", "output.txt", "answer.txt"), files)
         accept, reject = CHECKER_PROTOCOLS[ch.protocol]
-        self.sb.count("executions")
-        res = self.sb.backend.execute(spec)
+        spec.deadline = self.deadline
+        res = self.sb.dispatch(spec)
         msg = (_text(res.stderr) or _text(res.stdout)).strip()[-1000:]
         if res.error or res.signal is not None or res.exit_code not in accept | reject:
             return Outcome.CHECKER_FAILED, f"checker failed (exit {res.exit_code}, signal {res.signal}): " \

@@ -24,7 +24,7 @@ import tempfile
 import time
 from typing import Any, Callable, Optional
 
-from .backends.base import ExecLimits, ExecResult, ExecSpec
+from .backends.base import Deadline, ExecLimits, ExecResult, ExecSpec
 from .cache import CompileCache
 from .errors import BadRequest
 from .function_call import DRIVER_NAME, program_files
@@ -141,7 +141,8 @@ class Compiler:
                               *extra_files)
 
     def prepare(self, tc: Toolchain, code: str, limits: Limits, outer: Any, entry_point: Optional[str] = None,
-                extra_files: Optional[dict[str, bytes]] = None) -> tuple[Optional[Program], CompileResult, bool]:
+                extra_files: Optional[dict[str, bytes]] = None, deadline: Optional[Deadline] = None
+                ) -> tuple[Optional[Program], CompileResult, bool]:
         """(program or None, compile result, sandbox failed). ``extra_files`` (RunRequest.files:
         a header, a module, a jar) sit next to the source, so the compile step sees them and the
         program finds them in /prog; the program's own files win a name clash."""
@@ -166,7 +167,7 @@ class Compiler:
                 for name, text in files.items():
                     with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogatepass") as f:
                         f.write(text)
-                cr, cacheable, sandbox_failed = self._compile(tc, src, folder, limits, outer)
+                cr, cacheable, sandbox_failed = self._compile(tc, src, folder, limits, outer, deadline)
                 if sandbox_failed or not cacheable:
                     return None, cr, sandbox_failed
                 if not cr.ok:
@@ -190,8 +191,8 @@ class Compiler:
         # function-call driver beside the solution) is at hand.
         return Program(tc, self.cache.path(key), src, entry_point, key, python_source=files.get(DRIVER_NAME))
 
-    def _compile(self, tc: Toolchain, src: str, folder: str, limits: Limits, outer: Any
-                 ) -> tuple[CompileResult, bool, bool]:
+    def _compile(self, tc: Toolchain, src: str, folder: str, limits: Limits, outer: Any,
+                 deadline: Optional[Deadline] = None) -> tuple[CompileResult, bool, bool]:
         """The compile step's result, whether it may be cached, and whether the sandbox failed."""
         lang = tc.language
         if lang.compile is None:
@@ -199,7 +200,7 @@ class Compiler:
         self._count("compiles")
         argv = ["/bin/sh", "-c", COMPILE_SHELL, "sh", *self.compile_argv(tc, src, limits)]
         cl = self.compile_limits(tc, limits)
-        spec = ExecSpec(argv=argv, limits=cl, work_dir=folder, env=dict(lang.env))
+        spec = ExecSpec(argv=argv, limits=cl, work_dir=folder, env=dict(lang.env), deadline=deadline)
         t0 = time.monotonic()
         res: ExecResult = self._execute(spec, outer, "compile").result()
         took = time.monotonic() - t0

@@ -4,6 +4,10 @@ Work is queued under two keys: the outer one is a caller (an HTTP request, a bat
 inner one a program inside it. Workers take turns over outer keys, and within an outer
 key over inner keys, so a batch of a thousand programs cannot starve a request of one,
 and one program's hundred tests cannot starve its neighbours in a batch.
+
+A worker starts its next execution only when the ``CpuGate`` (``cpu_gate.py``) admits one
+more: many slots let sleepers overlap, the gate keeps CPU-bound programs from all sharing the
+cores at once.
 """
 
 from __future__ import annotations
@@ -11,12 +15,16 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict, deque
 from concurrent.futures import Future
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Optional
+
+from .cpu_gate import POLL_S, CpuGate
 
 
 class FairScheduler:
-    def __init__(self, workers: int, name: str = "codetest-worker"):
+    def __init__(self, workers: int, name: str = "codetest-worker", gate: Optional[CpuGate] = None):
         self._cv = threading.Condition()
+        self._gate = gate
+        self._gate_watched = False  # one idle worker re-reads a closed gate; the rest sleep
         self._queues: "OrderedDict[Hashable, OrderedDict[Hashable, deque]]" = OrderedDict()
         self._pending = 0
         self._running = 0
@@ -55,6 +63,10 @@ class FairScheduler:
         return self._pending
 
     @property
+    def gate(self) -> Optional[CpuGate]:
+        return self._gate
+
+    @property
     def running(self) -> int:
         return self._running
 
@@ -72,15 +84,27 @@ class FairScheduler:
         self._pending -= 1
         return fn, fut
 
+    def _may_start(self) -> bool:
+        return bool(self._queues) and (self._gate is None or self._gate.admits(self._running))
+
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while not self._queues and not self._closed:
-                    self._cv.wait()
+                while not self._closed and not self._may_start():
+                    if self._queues and not self._gate_watched:  # work waits at a closed gate
+                        self._gate_watched = True
+                        try:
+                            self._cv.wait(POLL_S)
+                        finally:
+                            self._gate_watched = False
+                    else:
+                        self._cv.wait()
                 if self._closed and not self._queues:
                     return
                 fn, fut = self._take()
                 self._running += 1
+                if self._queues and self._gate is not None:
+                    self._cv.notify()  # the next in line checks the gate for itself
             try:
                 if fut.set_running_or_notify_cancel():
                     try:
@@ -90,6 +114,8 @@ class FairScheduler:
             finally:
                 with self._cv:
                     self._running -= 1
+                    if self._queues:
+                        self._cv.notify()  # a slot's worth of room, perhaps past the gate
 
     def close(self) -> None:
         with self._cv:

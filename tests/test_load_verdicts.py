@@ -1,5 +1,15 @@
-"""Load never changes a verdict: time a program waits for a CPU is not counted against its wall
-limit (the wall limit catches sleepers), on a machine busy with other executions."""
+"""Load never changes a verdict.
+
+* Time a program waits for a CPU is not counted against its wall limit (the wall limit catches
+  sleepers), on a machine busy with other executions: up to ``cpu_wait_allowance``, and never
+  past its client's deadline.
+* More CPU-bound work than the cores finish in the client's time: the CPU gate starts it a few
+  at a time, and what cannot start in time is refused (verl: 504, which it retries) rather than
+  run at once and killed together by the clock.
+
+The first two tests switch the gate off (``runnable_per_core = 0``): they show the clock
+stretching, which is what protects programs when the machine is busy with other tenants' work.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +17,7 @@ import os
 import shutil
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from sandbox import Limits, RunRequest, Sandbox, TestCase
 from conftest import make_config
@@ -21,6 +32,7 @@ def test_cpu_bound_programs_are_not_killed_by_the_clock_while_they_wait_for_a_cp
     state = tempfile.mkdtemp(prefix="codetest-load-")
     cfg = make_config("native", state)
     cfg.slots = AT_ONCE + 1  # every program runs at once, as the service's many slots let them
+    cfg.runnable_per_core = 0
     sb = Sandbox(cfg)
     try:
         limits = Limits(time_s=1, wall_time_s=3)
@@ -49,3 +61,59 @@ def test_cpu_bound_programs_are_not_killed_by_the_clock_while_they_wait_for_a_cp
     finally:
         sb.close()
         shutil.rmtree(state, ignore_errors=True)
+
+
+def verl_scores(code: str, n: int, gate: float) -> list[tuple]:
+    """verl's own ``call_sandbox_api`` (``timeout=1``: compile and run 1 s, HTTP 12 s), ``n`` at
+    once, against a real service whose slots let all of them run at once."""
+    import sys
+
+    from _real_clients import load_verl_sandbox_fusion
+
+    from api.app import create_app
+    from api.testing import serve_in_thread
+
+    call = sys.modules[load_verl_sandbox_fusion().__name__ + ".utils"].call_sandbox_api
+    state = tempfile.mkdtemp(prefix="codetest-load-")
+    cfg = make_config("native", state)
+    cfg.slots = n
+    cfg.runnable_per_core = gate
+    sb = Sandbox(cfg)
+    try:
+        with serve_in_thread(create_app(sb)) as url:
+            def one(_: int) -> tuple:
+                out, err = call(url + "/run_code", code, "", 1, 1, 256, "python")
+                run = (out or {}).get("run_result") or {}
+                return (out or {}).get("status"), run.get("status"), run.get("stdout"), run.get("execution_time"), err
+
+            with ThreadPoolExecutor(n) as pool:
+                return list(pool.map(one, range(n)))
+    finally:
+        sb.close()
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def test_verl_cpu_bound_programs_are_not_killed_by_the_clock_before_its_deadline():
+    """More CPU-bound correct programs at once than the cores finish within /run_code's 3 s wall
+    limit, all run at once (gate off): waiting for a CPU does not count against the wall limit
+    until verl's HTTP timeout would pass."""
+    results = verl_scores(BUSY, AT_ONCE, gate=0)
+    wrong = [r for r in results if r[:3] != ("Success", "Finished", "done\n")]
+    assert not wrong, f"correct programs scored by how busy the service was: {wrong[:4]} ({len(wrong)} in all)"
+    slowest = max(r[3] for r in results)
+    assert slowest > 3, f"the machine was not busy enough to test anything (slowest run {slowest:.2f} s)"
+
+
+# ~0.8 s of CPU each, 16 per core: 12.8 s of work per core against verl's 12 s (timeout=1).
+HEAVY = "import time\nwhile time.process_time() < 0.8:\n    pass\nprint('done')\n"
+HEAVY_AT_ONCE = 16 * (os.cpu_count() or 1)
+
+
+def test_verl_gets_every_correct_program_right_when_the_work_outlasts_its_deadline():
+    """More CPU-bound work at once than the machine finishes within verl's deadline. Run all at
+    once, every program would be killed by the clock (TLE, 0) with a fraction of its CPU time.
+    The gate starts them a few at a time; those that cannot start in time get 504, verl retries
+    them (1 s, then 2 s later), and every one is scored 1."""
+    results = verl_scores(HEAVY, HEAVY_AT_ONCE, gate=2)
+    wrong = [r for r in results if r[:3] != ("Success", "Finished", "done\n")]
+    assert not wrong, f"correct programs scored by how busy the service was: {wrong[:4]} ({len(wrong)} in all)"

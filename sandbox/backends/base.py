@@ -43,6 +43,20 @@ class ExecSpec:
     env: dict[str, str] = field(default_factory=dict)
     # Paths under /work to read back after the run (SandboxFusion's fetch_files); None: none.
     fetch: Optional[list[str]] = None
+    # When its client needs the answer (None: no deadline).
+    deadline: Optional["Deadline"] = None
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When a client needs an execution's answer, as ``time.monotonic()`` values.
+
+    ``reply_by``: the wait for a CPU that the wall limit forgives ends by then (``Limits.within``);
+    ``start_by``: an execution whose turn comes later is not started (``DeadlinePassed``: not
+    judged at all, rather than judged on less than its time)."""
+
+    reply_by: float
+    start_by: float
 
 
 class Backend(Protocol):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import struct
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Iterable, Optional
 
 # --- the program's private result descriptor ------------------------------------------------
@@ -88,6 +88,15 @@ class Limits:
         """The longest an execution may take by the clock: ``wall_s`` plus the most waiting for
         a CPU that is not counted against it. What the host waits for before a slot counts as hung."""
         return float(self.wall_s) * (1 + float(self.wait_allowance))
+
+    def within(self, seconds: float) -> "Limits":
+        """These limits with the waiting allowance cut so that ``clock_budget_s()`` fits in
+        ``seconds`` (a client's time left). Never below the hard wall limit: ``wall_s`` itself
+        and every other limit are the program's and stay as they are."""
+        most = max(0.0, float(seconds) / float(self.wall_s) - 1) if self.wall_s > 0 else 0.0
+        if float(self.wait_allowance) <= most:
+            return self
+        return replace(self, wait_allowance=most)
 
     def tmpfs_bytes(self) -> int:
         """The size of the run's /work, /tmp and /mnt tmpfs (native): ``file_size_bytes``, at

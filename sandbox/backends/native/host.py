@@ -306,6 +306,10 @@ class NativeBackend:
     def gate(self) -> dict:
         return {"layers": self.layers, "problems": list(self.problems)}
 
+    def cpu_used_s(self) -> Optional[float]:
+        """CPU time all executions have used so far (the CPU gate's signal); None without cgroups."""
+        return self.cgroup.cpu_used_s() if self.cgroup is not None else None
+
     def health(self) -> dict:
         alive = sum(1 for s in self._all if s.proc is not None and s.proc.poll() is None)
         return {"layers": self.layers, "slots": self.slots, "slots_alive": alive, "mode": self.mode,

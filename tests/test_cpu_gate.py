@@ -1,0 +1,109 @@
+"""The CPU gate: past its floor, a slot starts its next execution only while our own programs do
+not crowd the cores; sleepers and other tenants never hold it, and a count it cannot read
+leaves it open (it orders work, never judges it)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+
+from sandbox import Limits, RunRequest, Sandbox, TestCase
+from sandbox.cpu_gate import SAMPLE_S, WARMUP_S, CpuGate, runnable_tasks
+from sandbox.scheduler import FairScheduler
+from conftest import make_config
+
+
+def loadavg(tmp_path, runnable: int, name: str = "loadavg") -> str:
+    path = tmp_path / name
+    path.write_text(f"3.10 2.50 1.20 {runnable}/812 41234\n")
+    return str(path)
+
+
+class Account:
+    """CPU seconds used so far, advancing at ``cores_busy`` cores' worth per second."""
+
+    def __init__(self, cores_busy: float):
+        self.cores_busy, self.t0 = cores_busy, time.monotonic()
+
+    def __call__(self) -> float:
+        return (time.monotonic() - self.t0) * self.cores_busy
+
+
+def gate(tmp_path, runnable: int, ours: float, machine: float = 2.0, **kw) -> CpuGate:
+    """A 2-core gate whose machine has ``runnable`` tasks ready, our executions using ``ours``
+    cores and the whole machine ``machine`` cores (this process's own CPU is counted as ours)."""
+    return CpuGate(cores=2, jails_cpu_s=Account(ours), loadavg=loadavg(tmp_path, runnable, f"l{runnable}"),
+                   machine_cpu_s=Account(machine), **kw)
+
+
+def warmed(g: CpuGate) -> CpuGate:
+    """The gate after a window with its floor in flight, past start-up (its measure is trusted)."""
+    for _ in range(3):
+        g.admits(g.floor)
+        time.sleep(max(WARMUP_S, SAMPLE_S) + 0.02)
+    return g
+
+
+def test_the_machine_count_is_read_from_loadavg(tmp_path):
+    assert runnable_tasks(loadavg(tmp_path, 17)) == 17
+    assert runnable_tasks(str(tmp_path / "missing")) is None
+    assert runnable_tasks("/proc/loadavg") >= 1  # the reader itself is running
+
+
+def test_the_gate_closes_only_when_our_programs_crowd_the_cores(tmp_path):
+    ours_fill = warmed(gate(tmp_path, 9, ours=2.0))
+    assert not ours_fill.admits(ours_fill.floor)  # ours use both cores and 9 tasks wait for 2 cores
+    assert ours_fill.admits(ours_fill.floor - 1)  # below the floor: always
+    # A burst: the floor is just reached, nothing measured yet: the machine's count decides.
+    burst = gate(tmp_path, 9, ours=0.0)
+    assert not burst.admits(burst.floor)
+    assert warmed(gate(tmp_path, 3, ours=2.0)).admits(40)  # the cores have no queue
+    # Another tenant fills the machine (ours use half a core of two busy ones): ours may start.
+    assert warmed(gate(tmp_path, 9, ours=0.5)).admits(40)
+    # Our account unknown (no cgroups): the machine's count alone decides; unreadable: open.
+    assert not warmed(CpuGate(cores=2, jails_cpu_s=lambda: None, loadavg=loadavg(tmp_path, 9))).admits(40)
+    assert CpuGate(cores=2, jails_cpu_s=lambda: None).floor == 4  # 2 per core: the default
+    assert warmed(CpuGate(cores=2, jails_cpu_s=Account(2.0), loadavg=str(tmp_path / "none"))).admits(40)
+
+
+def test_a_closed_gate_holds_work_back_and_lets_it_start_when_it_opens(tmp_path):
+    sched = FairScheduler(8, gate=CpuGate(cores=1, jails_cpu_s=Account(1.0), floor_per_core=1,
+                                          loadavg=loadavg(tmp_path, 50), machine_cpu_s=Account(1.0)))
+    release = threading.Event()
+    try:
+        first = sched.submit(lambda: release.wait(10), "a")
+        second = sched.submit(lambda: "ran", "b")
+        time.sleep(0.3)
+        assert first.running() and not second.running() and not second.done(), "started past a closed gate"
+        loadavg(tmp_path, 1)  # the machine calms down: the slot watching the gate sees it
+        assert second.result(timeout=5) == "ran"
+    finally:
+        release.set()
+        sched.close()
+
+
+def test_sleeping_programs_never_hold_the_gate():
+    """A service full of sleepers still starts the next program at once: sleepers use no CPU."""
+    state = tempfile.mkdtemp(prefix="codetest-gate-")
+    cfg = make_config("native", state)
+    cfg.slots = 8 * 8 + 8  # above the floor of 8 per core, on up to 8 cores
+    cfg.runnable_per_core = 2
+    sb = Sandbox(cfg)
+    try:
+        assert sb.health()["cpu_gate"]["floor"] >= 2, "the native backend's gate is on by default"
+        sleeper = RunRequest(language="python", code="import time\ntime.sleep(6)\n", limits=Limits(time_s=1, wall_time_s=8))
+        quick = RunRequest(language="python", code="print(1)\n", tests=[TestCase(stdin="", expected_stdout="1\n")])
+        sleepers = [threading.Thread(target=sb.run, args=(sleeper,)) for _ in range(sb.scheduler.gate.floor + 4)]
+        for t in sleepers:
+            t.start()
+        time.sleep(1.5)  # all asleep, above the gate's floor
+        result = sb.run(quick)
+        assert result.verdict.value == "AC"
+        assert any(t.is_alive() for t in sleepers), "the quick program waited for the sleepers to end"
+        for t in sleepers:
+            t.join(timeout=30)
+    finally:
+        sb.close()
+        shutil.rmtree(state, ignore_errors=True)
