@@ -206,3 +206,29 @@ def test_output_budget_is_enforced(sandbox):
         item = {"code": "pass", "language": "python", "tests": many, "limits": {"output_kb": 1024}}
         res = http.post("/v1/reward", json={"items": [item]}).json()["results"][0]
         assert res["reward"] is None and "output" in res["error"]
+
+
+def test_a_program_that_cannot_start_in_its_clients_time_is_refused_not_judged(sandbox):
+    """Its turn comes with less time left than its CPU limit: 503 (504 on /run_code, the status
+    verl retries) with Retry-After, and nothing is judged."""
+    job = {"language": "python", "code": "print(1)", "limits": {"time_s": 2},
+           "tests": [{"stdin": "", "expected_stdout": "1\n"}]}
+    with serve_in_thread(create_app(sandbox)) as url, httpx.Client(base_url=url, timeout=30) as http:
+        r = http.post("/v1/run", json=job, headers={"X-Codetest-Deadline": "3"})  # 1 s after the margin
+        assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
+        assert r.json()["error"] == "overloaded" and "not started" in r.json()["message"]
+        r = http.post("/run_code", json={"code": "print(1)", "language": "python", "run_timeout": 2},
+                      headers={"X-Codetest-Deadline": "3"})
+        assert r.status_code == 504 and r.headers["retry-after"] == "1", r.text
+        assert "not started" in r.json()["message"]
+        assert http.post("/v1/run", json=job).json()["verdict"] == "AC"  # with its time: judged
+
+
+def test_the_clock_allowance_fits_the_time_left_and_never_cuts_the_wall_limit():
+    from sandbox.jail.protocol import Limits
+
+    lim = Limits(cpu_s=2, wall_s=5, memory_bytes=1 << 28, output_bytes=1 << 20, processes=8,
+                 file_size_bytes=1 << 20, wait_allowance=4)
+    assert lim.within(100) is lim and lim.clock_budget_s() == 25
+    assert lim.within(12).clock_budget_s() == pytest.approx(12)
+    assert lim.within(3).clock_budget_s() == 5 and lim.within(-1).wall_s == 5  # the program's own limit stays
