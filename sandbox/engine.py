@@ -168,8 +168,8 @@ class Sandbox:
         if spec.deadline is not None:
             now = time.monotonic()
             if now > spec.deadline.start_by:
-                raise DeadlinePassed(f"not started: its turn came {now - spec.deadline.start_by:.1f}s after the last "
-                                     f"moment it could still be judged within its client's time; the machine was busy")
+                raise DeadlinePassed(f"not started: its turn came {now - spec.deadline.start_by:.1f}s too late to "
+                                     f"give it its limits within its client's time; retry later")
             spec.limits = spec.limits.within(spec.deadline.reply_by - now)
         self.count("executions")
         return self.backend.execute(spec)
