@@ -7,20 +7,22 @@ one is late together: 64 correct programs of 1.4 s of CPU each, sent at once by 
 2-core machine, all reached verl's deadline unfinished (TLE, a reward of 0), although the
 machine could have finished most of them one after another in that time.
 
-So past a floor of executions in flight (``floor_per_core``), a slot starts its next one only
-while the cores are not crowded by our own work. Crowded means:
+So past a floor of executions in flight (``floor_per_core``, 2 per core), a slot starts its
+next one only while the cores are not crowded by our own CPU-bound programs. Crowded means both:
 
 * the machine has more than ``runnable_per_core`` tasks per core ready to run right now (the
   kernel's count, ``/proc/loadavg``: a program is in it from the moment it is forked, so a
-  burst is seen as it arrives; a sleeping program is not, so sleepers never hold the gate);
-* unless, over the last window (``SAMPLE_S``, measured while the floor was in flight and past
-  its start-up, ``WARMUP_S``), less than half of the CPU the machine used was ours (this
-  process and its executions' cgroups): then another tenant crowds the cores, and holding our
-  work back would only idle our slots.
+  burst is seen as it arrives; a sleeping program is not); and
+* at least the floor of our executions are CPU-bound: each slot's cgroup account grew by at
+  least ``BUSY_SHARE`` of a core over the last window (``SAMPLE_S``). Sleepers do not grow it,
+  and quick programs (milliseconds each, spread over many slots) grow it by a few percent, so
+  neither ever holds the gate; nor does another tenant's load, which is not in our account.
+  Until such a window has been measured past the start of a burst (``WARMUP_S`` after the floor
+  was reached), the machine's count alone decides.
 
 CPU-bound programs hold the gate, and the queue drains a few at a time, each finishing in about
-its own CPU time (the floor, 2 per core, is the sharing the default wall limit of 2 x time + 1 s
-allows for). Waiting at the gate is waiting for a slot: it never counts against a program's
+its own CPU time (2 per core share a core at most, which the default wall limit of 2 x time +
+1 s allows for). Waiting at the gate is waiting for a slot: it never counts against a program's
 limits. A count that cannot be read leaves the gate open: it only orders work, never judges it.
 """
 
@@ -28,14 +30,13 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 LOADAVG = "/proc/loadavg"
-STAT = "/proc/stat"
 POLL_S = 0.05  # while closed, one waiting slot asks again this often
-SAMPLE_S = 0.2  # whose CPU the machine spent is measured over windows at least this long
+SAMPLE_S = 0.2  # the slots' CPU use is measured over windows at least this long
 WARMUP_S = 0.2  # ... that start this long after the floor was reached (programs starting up)
-TICKS_PER_S = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+BUSY_SHARE = 0.25  # a slot whose execution used this much of a core over a window is CPU-bound
 
 
 def _read(path: str, size: int) -> bytes:
@@ -54,60 +55,46 @@ def runnable_tasks(path: str = LOADAVG) -> Optional[int]:
         return None
 
 
-def machine_busy_s(path: str = STAT) -> Optional[float]:
-    """CPU time the machine has spent on anything but idling, all cores, seconds."""
-    try:
-        ticks = [int(x) for x in _read(path, 256).split(b"\n", 1)[0].split()[1:]]
-        return (sum(ticks[:8]) - ticks[3] - ticks[4]) / TICKS_PER_S  # less idle and iowait
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 class CpuGate:
     """Whether one more execution may start now, given how many are in flight.
 
-    ``jails_cpu_s``: CPU seconds all executions of this instance have used so far (monotonic),
-    or None when unknown (then the machine's count alone decides)."""
+    ``slots_cpu_s``: CPU seconds each slot's executions have used so far (each monotonic; None
+    where unknown)."""
 
-    def __init__(self, cores: int, jails_cpu_s: Callable[[], Optional[float]], runnable_per_core: float = 2.0,
-                 floor_per_core: int = 2, loadavg: str = LOADAVG, stat: str = STAT,
-                 machine_cpu_s: Optional[Callable[[], Optional[float]]] = None):
+    def __init__(self, cores: int, slots_cpu_s: Callable[[], Sequence[Optional[float]]],
+                 runnable_per_core: float = 2.0, floor_per_core: int = 2, loadavg: str = LOADAVG):
         self.cores = max(1, cores)
-        self.jails_cpu_s = jails_cpu_s
-        self.machine_cpu_s = machine_cpu_s or (lambda: machine_busy_s(stat))
+        self.slots_cpu_s = slots_cpu_s
         self.most_runnable = runnable_per_core * self.cores
         self.floor = max(1, floor_per_core * self.cores)
         self.loadavg = loadavg
         self.held = 0  # how often it said no (each time a waiting slot asked)
         self._floor_since: Optional[float] = None  # since when at least the floor has been in flight
-        self._sample: Optional[tuple[float, float, float]] = None  # (when, ours, machine's)
-        self._others_crowd = False  # the last trusted window: less than half of the machine's CPU was ours
-
-    def _ours_s(self) -> Optional[float]:
-        jails = self.jails_cpu_s()
-        return None if jails is None else jails + time.process_time()
-
-    def _measure(self, now: float) -> None:
-        if self._sample is not None and now - self._sample[0] < SAMPLE_S:
-            return
-        ours, machine = self._ours_s(), self.machine_cpu_s()
-        if ours is None or machine is None:
-            self._sample, self._others_crowd = None, False
-            return
-        if self._sample is not None and self._floor_since is not None and self._sample[0] >= self._floor_since + WARMUP_S:
-            spent = machine - self._sample[2]
-            self._others_crowd = spent > 0 and (ours - self._sample[1]) < spent / 2
-        else:
-            self._others_crowd = False  # not a window to trust: the floor was reached within it
-        self._sample = (now, ours, machine)
+        self._sampled_at: Optional[float] = None
+        self._sample: Sequence[Optional[float]] = ()
+        self._busy: Optional[int] = None  # CPU-bound slots over the last trusted window; None: none yet
 
     def describe(self) -> dict:
         """What /healthz shows of it."""
         return {"floor": self.floor, "most_runnable": self.most_runnable, "held": self.held}
 
+    def _measure(self, now: float) -> None:
+        if self._sampled_at is not None and now - self._sampled_at < SAMPLE_S:
+            return
+        sample = self.slots_cpu_s()
+        trusted = self._sampled_at is not None and self._floor_since is not None \
+            and self._sampled_at >= self._floor_since + WARMUP_S
+        if trusted:
+            span = now - self._sampled_at  # type: ignore[operator]
+            self._busy = sum(1 for a, b in zip(self._sample, sample)
+                             if a is not None and b is not None and b - a >= BUSY_SHARE * span)
+        else:
+            self._busy = None
+        self._sampled_at, self._sample = now, sample
+
     def admits(self, in_flight: int) -> bool:
         if in_flight < self.floor:
-            self._floor_since = None
+            self._floor_since = self._busy = None
             return True
         now = time.monotonic()
         if self._floor_since is None:
@@ -116,19 +103,20 @@ class CpuGate:
         if ready is None or ready <= self.most_runnable:
             return True
         self._measure(now)
-        if self._others_crowd:
-            return True
+        if self._busy is not None and self._busy < self.floor:
+            return True  # what crowds the cores is not our CPU-bound programs
         self.held += 1
         return False
 
 
-def cpu_gate_for(runnable_per_core: float, jails_cpu_s: Optional[Callable[[], Optional[float]]]) -> Optional[CpuGate]:
+def cpu_gate_for(runnable_per_core: float,
+                 slots_cpu_s: Optional[Callable[[], Sequence[Optional[float]]]]) -> Optional[CpuGate]:
     """The gate for this machine's cores, or None: switched off (``runnable_per_core`` 0), or a
     backend that cannot say how much CPU its executions use (Docker: one slot per core anyway)."""
-    if runnable_per_core <= 0 or jails_cpu_s is None:
+    if runnable_per_core <= 0 or slots_cpu_s is None:
         return None
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    return CpuGate(cores, jails_cpu_s, runnable_per_core)
+    return CpuGate(cores, slots_cpu_s, runnable_per_core)

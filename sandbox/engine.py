@@ -59,7 +59,7 @@ class Sandbox:
             # versions are what /healthz reports and what compiled programs are cached under.
             self.toolchains = self.backend.toolchains()
         self.scheduler = FairScheduler(self.backend.slots, gate=cpu_gate_for(
-            self.config.runnable_per_core, getattr(self.backend, "cpu_used_s", None)))
+            self.config.runnable_per_core, getattr(self.backend, "slots_cpu_s", None)))
         self.output_budget = OutputBudget(self.config.total_output_mb << 20, self.config.job_output_mb << 20)
         self._ids = itertools.count()
         self._closed = False

@@ -1,6 +1,6 @@
-"""The CPU gate: past its floor, a slot starts its next execution only while our own programs do
-not crowd the cores; sleepers and other tenants never hold it, and a count it cannot read
-leaves it open (it orders work, never judges it)."""
+"""The CPU gate: past its floor, a slot starts its next execution only while our own CPU-bound
+programs do not crowd the cores; sleepers, quick programs and other tenants never hold it, and a
+count it cannot read leaves it open (it orders work, never judges it)."""
 
 from __future__ import annotations
 
@@ -21,26 +21,26 @@ def loadavg(tmp_path, runnable: int, name: str = "loadavg") -> str:
     return str(path)
 
 
-class Account:
-    """CPU seconds used so far, advancing at ``cores_busy`` cores' worth per second."""
+class Slots:
+    """Each slot's CPU seconds so far: ``busy`` slots use ``share`` of a core each, the rest none."""
 
-    def __init__(self, cores_busy: float):
-        self.cores_busy, self.t0 = cores_busy, time.monotonic()
+    def __init__(self, n: int, busy: int, share: float = 0.5):
+        self.n, self.busy, self.share, self.t0 = n, busy, share, time.monotonic()
 
-    def __call__(self) -> float:
-        return (time.monotonic() - self.t0) * self.cores_busy
+    def __call__(self) -> list[float]:
+        used = (time.monotonic() - self.t0) * self.share
+        return [used if i < self.busy else 0.0 for i in range(self.n)]
 
 
-def gate(tmp_path, runnable: int, ours: float, machine: float = 2.0, **kw) -> CpuGate:
-    """A 2-core gate whose machine has ``runnable`` tasks ready, our executions using ``ours``
-    cores and the whole machine ``machine`` cores (this process's own CPU is counted as ours)."""
-    return CpuGate(cores=2, jails_cpu_s=Account(ours), loadavg=loadavg(tmp_path, runnable, f"l{runnable}"),
-                   machine_cpu_s=Account(machine), **kw)
+def gate(tmp_path, runnable: int, busy: int, **kw) -> CpuGate:
+    """A 2-core gate (floor 4) over 16 slots, ``busy`` of them CPU-bound, the machine with
+    ``runnable`` tasks ready to run."""
+    return CpuGate(cores=2, slots_cpu_s=Slots(16, busy), loadavg=loadavg(tmp_path, runnable, f"l{runnable}"), **kw)
 
 
 def warmed(g: CpuGate) -> CpuGate:
-    """The gate after a window with its floor in flight, past start-up (its measure is trusted)."""
-    for _ in range(3):
+    """The gate after windows with its floor in flight, past start-up (its measure is trusted)."""
+    for _ in range(4):
         g.admits(g.floor)
         time.sleep(max(WARMUP_S, SAMPLE_S) + 0.02)
     return g
@@ -52,25 +52,26 @@ def test_the_machine_count_is_read_from_loadavg(tmp_path):
     assert runnable_tasks("/proc/loadavg") >= 1  # the reader itself is running
 
 
-def test_the_gate_closes_only_when_our_programs_crowd_the_cores(tmp_path):
-    ours_fill = warmed(gate(tmp_path, 9, ours=2.0))
-    assert not ours_fill.admits(ours_fill.floor)  # ours use both cores and 9 tasks wait for 2 cores
-    assert ours_fill.admits(ours_fill.floor - 1)  # below the floor: always
+def test_the_gate_closes_only_when_our_cpu_bound_programs_crowd_the_cores(tmp_path):
+    crowded = warmed(gate(tmp_path, 9, busy=4))
+    assert crowded.floor == 4  # 2 per core: the default
+    assert not crowded.admits(crowded.floor)  # 4 of ours burn CPU and 9 tasks wait for 2 cores
+    assert crowded.admits(crowded.floor - 1)  # below the floor: always
     # A burst: the floor is just reached, nothing measured yet: the machine's count decides.
-    burst = gate(tmp_path, 9, ours=0.0)
+    burst = gate(tmp_path, 9, busy=0)
     assert not burst.admits(burst.floor)
-    assert warmed(gate(tmp_path, 3, ours=2.0)).admits(40)  # the cores have no queue
-    # Another tenant fills the machine (ours use half a core of two busy ones): ours may start.
-    assert warmed(gate(tmp_path, 9, ours=0.5)).admits(40)
-    # Our account unknown (no cgroups): the machine's count alone decides; unreadable: open.
-    assert not warmed(CpuGate(cores=2, jails_cpu_s=lambda: None, loadavg=loadavg(tmp_path, 9))).admits(40)
-    assert CpuGate(cores=2, jails_cpu_s=lambda: None).floor == 4  # 2 per core: the default
-    assert warmed(CpuGate(cores=2, jails_cpu_s=Account(2.0), loadavg=str(tmp_path / "none"))).admits(40)
+    assert warmed(gate(tmp_path, 3, busy=4)).admits(40)  # the cores have no queue
+    # The machine is crowded, but not by our CPU-bound programs (sleepers, quick programs,
+    # another tenant): ours may start.
+    assert warmed(gate(tmp_path, 9, busy=1)).admits(40)
+    # Counts it cannot read leave it open: the slots' (past start-up), or the machine's.
+    assert warmed(CpuGate(cores=2, slots_cpu_s=lambda: [None] * 16, loadavg=loadavg(tmp_path, 9))).admits(40)
+    assert warmed(CpuGate(cores=2, slots_cpu_s=Slots(16, 4), loadavg=str(tmp_path / "none"))).admits(40)
 
 
 def test_a_closed_gate_holds_work_back_and_lets_it_start_when_it_opens(tmp_path):
-    sched = FairScheduler(8, gate=CpuGate(cores=1, jails_cpu_s=Account(1.0), floor_per_core=1,
-                                          loadavg=loadavg(tmp_path, 50), machine_cpu_s=Account(1.0)))
+    sched = FairScheduler(8, gate=CpuGate(cores=1, slots_cpu_s=Slots(8, 1, 1.0), floor_per_core=1,
+                                          loadavg=loadavg(tmp_path, 50)))
     release = threading.Event()
     try:
         first = sched.submit(lambda: release.wait(10), "a")

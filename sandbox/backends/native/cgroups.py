@@ -50,14 +50,14 @@ class CgroupSetup:
             out[ctrl] = d
         return out
 
-    def cpu_used_s(self) -> Optional[float]:
-        """CPU time every execution of this instance has used so far, seconds (the instance
-        folder's own account, which each execution's folder adds to); None if unreadable."""
+    def slot_cpu_s(self, slot: int) -> Optional[float]:
+        """CPU time the executions of one slot have used so far, seconds (the slot folder's own
+        account, which each execution's folder adds to); None if unreadable."""
         try:
             if self.version == "v1":
-                with open(os.path.join(self.bases["cpuacct"], "cpuacct.usage"), "rb") as f:
+                with open(os.path.join(self.bases["cpuacct"], f"slot{slot}", "cpuacct.usage"), "rb") as f:
                     return int(f.read()) / 1e9
-            with open(os.path.join(self.bases["unified"], "cpu.stat"), "rb") as f:
+            with open(os.path.join(self.bases["unified"], f"slot{slot}", "cpu.stat"), "rb") as f:
                 for line in f:
                     if line.startswith(b"usage_usec "):
                         return int(line.split()[1]) / 1e6

@@ -306,9 +306,10 @@ class NativeBackend:
     def gate(self) -> dict:
         return {"layers": self.layers, "problems": list(self.problems)}
 
-    def cpu_used_s(self) -> Optional[float]:
-        """CPU time all executions have used so far (the CPU gate's signal); None without cgroups."""
-        return self.cgroup.cpu_used_s() if self.cgroup is not None else None
+    def slots_cpu_s(self) -> list[Optional[float]]:
+        """CPU time each slot's executions have used so far (the CPU gate's signal); None where unknown."""
+        cgroup = self.cgroup
+        return [cgroup.slot_cpu_s(i) if cgroup is not None else None for i in range(self.slots)]
 
     def health(self) -> dict:
         alive = sum(1 for s in self._all if s.proc is not None and s.proc.poll() is None)
