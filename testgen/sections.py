@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 Ref = tuple[int, int]  # (index of a ``line`` section, column): the int that counts a block
 MAX_PARSES = 16  # parses collected before the samples are called ambiguous
 MAX_STEPS = 20_000  # search nodes per inference
-MAX_SECTIONS = 12
+MAX_SECTIONS = 6  # contest inputs rarely have more; longer readings of small samples are coincidences
 
 
 @dataclass
@@ -206,12 +206,14 @@ def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optio
     pool = [p for p in (confirmed or parses) if _varies(p, toks)]
     if not pool:
         return None
-    # the most blocks the samples show counted, then the shortest reading (a trailing line left
-    # over by an n-1 count is a worse explanation than n rows), then the fewest n-1 counts
-    score = {id(p): (-_evidence(p, toks), len(p), sum(1 for sp in p if sp[0] == "rows" and sp[2])) for p in pool}
-    best = min(score.values())
-    if best[0] == 0:
+    # the shortest reading (more sections explain any samples: a trailing line left over by an
+    # n-1 count is a worse explanation than n rows), then the most blocks the samples show
+    # counted (a list over a line of as many values), then the fewest n-1 counts
+    pool = [p for p in pool if _evidence(p, toks) > 0]
+    if not pool:
         return None
+    score = {id(p): (len(p), -_evidence(p, toks), sum(1 for sp in p if sp[0] == "rows" and sp[2])) for p in pool}
+    best = min(score.values())
     top = [p for p in pool if score[id(p)] == best]
     if len(top) != 1:
         return None  # several readings of the samples: narrow
@@ -264,13 +266,16 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
         if p.kind != "rows" or p.ref is None:
             continue
         headers = [[s[si][0][j] for si, j in flat] for s in splits]
-        p.structure = detect(headers, [s[k] for s in splits], tuple(sl.kind for sl in p.slots), statement,
-                             flat.index(p.ref))
+        try:
+            p.structure = detect(headers, [s[k] for s in splits], tuple(sl.kind for sl in p.slots), statement,
+                                 flat.index(p.ref))
+        except (IndexError, ValueError):  # labels the samples contradict: no structure (narrow)
+            p.structure = Structure()
         # label and width columns name a flat header position; keep them as (section, column)
         p.structure.labels = {c: flat[h] for c, h in p.structure.labels.items()}  # type: ignore[misc]
         if p.structure.width_of is not None:
             p.structure.width_of = flat[p.structure.width_of]  # type: ignore[assignment]
-        if not p.structure.labels and p.structure.width_of is None:
+        if p.structure.width_of is None and not p.structure.graph:  # l <= r also among labels
             tmp = StdioModel(shape="repeat", row=p.slots, seeds=[s[k] for s in splits])
             p.ordered = ordered_columns(tmp, statement)
     m = StdioModel(shape="sections", seeds=toks)
