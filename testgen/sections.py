@@ -27,6 +27,7 @@ drop or add rows of a block whose count is its own, and change free values.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -51,6 +52,9 @@ class Section:
     offset: int = 0  # rows: count = value of ref + offset
     structure: Structure = field(default_factory=Structure)  # rows: labels / tree / graph / grid
     ordered: list[int] = field(default_factory=list)  # rows: columns j with row[j] <= row[j+1]
+    # columns (a list: 0) whose values rise from row to row in every sample, as the statement says
+    # ("x_1 < x_2 < \\dots < x_n", "strictly increasing", "sorted"): "strict" or "sorted"
+    rising: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -278,9 +282,49 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
         if p.structure.width_of is None and not p.structure.graph:  # l <= r also among labels
             tmp = StdioModel(shape="repeat", row=p.slots, seeds=[s[k] for s in splits])
             p.ordered = ordered_columns(tmp, statement)
+    for k, p in enumerate(parts):
+        if p.kind in ("list", "rows"):
+            p.rising = _rising(p, [s[k] for s in splits], statement)
     m = StdioModel(shape="sections", seeds=toks)
     m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed)
     return m
+
+
+RISING_MIN = 3  # values in one sample before a rise from value to value is more than chance
+_SAYS_RISING = re.compile(r"increasing|ascending|sorted|<\s*\\[lc]?dots\s*<|<\s*\.\.\.\s*<|<\s*…\s*<", re.I)
+
+
+def _rising(p: Section, blocks: list[list[list[str]]], statement: str) -> dict[int, str]:
+    """Int columns (a list's values: column 0) that rise in every sample, at least ``RISING_MIN``
+    values in one, when the statement speaks of an order: "strict" when no two neighbours are
+    equal in any sample, else "sorted". Label columns (node numbers) are left alone."""
+    if not _SAYS_RISING.search(statement):
+        return {}
+    out: dict[int, str] = {}
+    cols = range(1) if p.kind == "list" else range(len(p.slots))
+    for c in cols:
+        if p.slots[c].kind != "int" or c in p.structure.labels:
+            continue
+        seqs = [[int(x) for x in b[0]] if p.kind == "list" else [int(r[c]) for r in b] for b in blocks]
+        if max(len(q) for q in seqs) < RISING_MIN:
+            continue
+        if any(a > b for q in seqs for a, b in zip(q, q[1:])):
+            continue
+        out[c] = "strict" if all(a < b for q in seqs for a, b in zip(q, q[1:])) else "sorted"
+    return out
+
+
+def _rise(vals: list[Any], how: str, sl: "Slot", rng: random.Random) -> Optional[list[Any]]:
+    """The values in rising order; "strict": distinct, drawn anew over the slot's range (None
+    when the range holds fewer values than needed)."""
+    if how == "sorted":
+        return sorted(vals)
+    lo, hi = int(sl.lo), int(sl.hi)
+    if hi - lo + 1 < len(vals):
+        return None
+    if len(set(vals)) == len(vals):
+        return sorted(vals)
+    return sorted(rng.sample(range(lo, hi + 1), len(vals)))
 
 
 def _name(parts: list[Section], desc: list[InputLine]) -> None:
@@ -389,7 +433,12 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             el = p.slots[0]
             vals = [m._value(el, kind, rng, i, j) for j in range(n)]
             order = row_order(kind, i)
-            if order:
+            if 0 in p.rising:
+                risen = _rise(vals, p.rising[0], el, rng)
+                if risen is None:
+                    return None
+                vals = risen
+            elif order:
                 vals.sort(reverse=order == "descending")
             lines.append([el.fmt(v) for v in vals])
             continue
@@ -463,8 +512,14 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
             if r[j] > r[j + 1]:
                 r[j], r[j + 1] = r[j + 1], r[j]
     order = row_order(kind, i)
-    if rows and order and not st.labels:
+    if rows and order and not st.labels and not p.rising:
         rows.sort(reverse=order == "descending")
+    for c, how in p.rising.items():
+        col = _rise([r[c] for r in rows], how, p.slots[c], rng)
+        if col is None:
+            return None
+        for r, v in zip(rows, col):
+            r[c] = v
     return rows
 
 
@@ -492,7 +547,7 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
         csl = parts[p.ref[0]].slots[p.ref[1]]
         body = seed[k] if p.kind == "rows" else [[x] for x in seed[k][0]]
         unit = p.slots
-        op = rng.randrange(3)
+        op = 0 if p.rising else rng.randrange(3)  # a rising block stays rising: rows only go
         if op == 0 and len(body) - p.offset > csl.lo and body:
             del body[rng.randrange(len(body))]
         elif op == 1 and len(body) - p.offset < csl.hi:
@@ -508,7 +563,8 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
             for ln in seed[k]:
                 for j, tok in enumerate(ln):
                     sl = p.slots[0] if p.kind == "list" else p.slots[j]
-                    if (p.kind == "line" and (k, j) in fixed) or (p.kind == "rows" and j in skip):
+                    if (p.kind == "line" and (k, j) in fixed) or (p.kind == "rows" and j in skip) \
+                            or (p.kind == "list" and 0 in p.rising) or (p.kind == "rows" and j in p.rising):
                         continue
                     if rng.random() < 0.3:
                         ln[j] = sl.fmt(sl.mutate(_parse(tok, sl.kind), rng))

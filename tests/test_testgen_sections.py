@@ -224,3 +224,26 @@ def test_a_slow_program_times_out_on_a_layout_of_several_sections(runner):
     pool = evaluate([out], runner).pooled()
     assert pool["tpr"] == 1.0
     assert pool["slow"] == 1 and pool["slow_rejected"] == 1, [len(t["stdin"]) for t in out["tests"]]
+
+
+def test_values_the_statement_orders_rise_in_every_generated_input():
+    stmt = r"""\begin{Input} \begin{itemize}
+      \item One line with an integer $n$ ($1\leq n \leq 2\cdot10^5$), the number of frogs.
+      \item One line with $n$ integers $x_1,\dots, x_n$ ($1\leq x_i \leq 10^6$), strictly increasing, i.e. $x_1 < x_2 < \dots < x_n$.
+      \item One line with an integer $q$ ($1\leq q \leq 2\cdot10^5$), the number of jumps.
+      \item $q$ lines, each containing an integer $i$ ($1\leq i\leq n$).
+      \end{itemize} \end{Input}"""
+    samples = ["5\n1 2 3 5 7\n3\n1\n2\n4\n", "5\n1 2 3 5 7\n4\n1\n1\n1\n1\n"]
+    m = StdioModel.infer(samples, stmt)
+    assert m.shape == "sections" and m.sections is not None and m.sections.parts[1].rising == {0: "strict"}
+    rng = random.Random(4)
+    for kind in ("regular", "special", "boundary", "mutation", "stress"):
+        for s in m.draw(kind, rng, 3):
+            t = tokenize(s)
+            xs = [int(x) for x in t[1]]
+            assert len(xs) == int(t[0][0]) and all(a < b for a, b in zip(xs, xs[1:])), (kind, s[:80])
+            assert all(1 <= x <= 10**6 for x in xs)
+            assert all(1 <= int(r[0]) <= len(xs) for r in t[3:])
+    # the same samples under a statement that orders nothing: values as drawn
+    plain = stmt.replace("strictly increasing, i.e. $x_1 < x_2 < \\dots < x_n$", "the positions")
+    assert StdioModel.infer(samples, plain).sections.parts[1].rising == {}
