@@ -53,7 +53,8 @@ class Section:
     structure: Structure = field(default_factory=Structure)  # rows: labels / tree / graph / grid
     ordered: list[int] = field(default_factory=list)  # rows: columns j with row[j] <= row[j+1]
     # columns (a list: 0) whose values rise from row to row in every sample, as the statement says
-    # ("x_1 < x_2 < \\dots < x_n", "strictly increasing", "sorted"): "strict" or "sorted"
+    # ("x_1 < x_2 < \\dots < x_n", "strictly increasing", "sorted"): "strict" or "sorted"; a list
+    # the statement calls distinct and whose samples repeat no value: "distinct"
     rising: dict[int, str] = field(default_factory=dict)
 
 
@@ -298,9 +299,13 @@ def _rising(p: Section, blocks: list[list[list[str]]], statement: str) -> dict[i
     """Int columns (a list's values: column 0) that rise in every sample, at least ``RISING_MIN``
     values in one, when the statement speaks of an order: "strict" when no two neighbours are
     equal in any sample, else "sorted". Label columns (node numbers) are left alone."""
-    if not _SAYS_RISING.search(statement):
-        return {}
     out: dict[int, str] = {}
+    if p.kind == "list" and p.slots[0].kind == "int" and re.search(r"\bdistinct\b", statement, re.I):
+        seqs = [b[0] for b in blocks]
+        if max(len(q) for q in seqs) >= 2 and all(len(set(q)) == len(q) for q in seqs):
+            out[0] = "distinct"
+    if not _SAYS_RISING.search(statement):
+        return out
     cols = range(1) if p.kind == "list" else range(len(p.slots))
     for c in cols:
         if p.slots[c].kind != "int" or c in p.structure.labels:
@@ -308,23 +313,24 @@ def _rising(p: Section, blocks: list[list[list[str]]], statement: str) -> dict[i
         seqs = [[int(x) for x in b[0]] if p.kind == "list" else [int(r[c]) for r in b] for b in blocks]
         if max(len(q) for q in seqs) < RISING_MIN:
             continue
-        if any(a > b for q in seqs for a, b in zip(q, q[1:])):
+        if any(a > b for q in seqs for a, b in zip(q, q[1:])) or c in out:
             continue
         out[c] = "strict" if all(a < b for q in seqs for a, b in zip(q, q[1:])) else "sorted"
     return out
 
 
 def _rise(vals: list[Any], how: str, sl: "Slot", rng: random.Random) -> Optional[list[Any]]:
-    """The values in rising order; "strict": distinct, drawn anew over the slot's range (None
-    when the range holds fewer values than needed)."""
+    """The values in rising order ("sorted"; "strict": distinct too), or distinct in drawn order
+    ("distinct"); repeated values are drawn anew over the slot's range (None when the range holds
+    fewer values than needed)."""
     if how == "sorted":
         return sorted(vals)
     lo, hi = int(sl.lo), int(sl.hi)
     if hi - lo + 1 < len(vals):
         return None
-    if len(set(vals)) == len(vals):
-        return sorted(vals)
-    return sorted(rng.sample(range(lo, hi + 1), len(vals)))
+    if len(set(vals)) != len(vals):
+        vals = rng.sample(range(lo, hi + 1), len(vals))
+    return sorted(vals) if how == "strict" else vals
 
 
 def _name(parts: list[Section], desc: list[InputLine]) -> None:

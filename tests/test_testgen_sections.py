@@ -158,11 +158,12 @@ def test_a_graph_block_keeps_its_edges_inside_the_nodes_and_connected():
     assert m.shape == "sections" and m.sections is not None and m.sections.signature() == "LVR"
     edges = m.sections.parts[2]
     assert edges.structure.graph == "graph" and edges.structure.connected
-    for kind in ("regular", "structured", "stress"):
+    assert m.sections.parts[1].rising == {0: "distinct"}  # "k distinct integers"
+    for kind in ("regular", "structured", "stress", "mutation"):
         for s in m.draw(kind, random.Random(5), 2):
             t = tokenize(s)
             n, mm, k = map(int, t[0])
-            assert len(t[1]) == k and len(t) == 2 + mm
+            assert len(t[1]) == k == len(set(t[1])) and len(t) == 2 + mm, (kind, s[:60])
             es = [tuple(map(int, r)) for r in t[2:]]
             assert all(1 <= a <= n and 1 <= b <= n and a != b for a, b in es)
             parent = list(range(n + 1))
