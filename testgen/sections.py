@@ -319,7 +319,8 @@ def _rising(p: Section, blocks: list[list[list[str]]], statement: str) -> dict[i
     return out
 
 
-def _rise(vals: list[Any], how: str, sl: "Slot", rng: random.Random) -> Optional[list[Any]]:
+def _rise(vals: list[Any], how: str, sl: "Slot", rng: random.Random, shape: Optional[str] = None
+          ) -> Optional[list[Any]]:
     """The values in rising order ("sorted"; "strict": distinct too), or distinct in drawn order
     ("distinct"); repeated values are drawn anew over the slot's range (None when the range holds
     fewer values than needed)."""
@@ -328,6 +329,11 @@ def _rise(vals: list[Any], how: str, sl: "Slot", rng: random.Random) -> Optional
     lo, hi = int(sl.lo), int(sl.hi)
     if hi - lo + 1 < len(vals):
         return None
+    if how == "strict" and shape in ("equal-min", "equal-max"):
+        # the all-equal stress shapes of distinct rising values: as close as they can be, a run of
+        # consecutive values at the bottom or the top of the range (a scan over neighbours is longest)
+        start = lo if shape == "equal-min" else hi - len(vals) + 1
+        return list(range(start, start + len(vals)))
     if len(set(vals)) != len(vals):
         vals = rng.sample(range(lo, hi + 1), len(vals))
     return sorted(vals) if how == "strict" else vals
@@ -440,7 +446,7 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             vals = [m._value(el, kind, rng, i, j) for j in range(n)]
             order = row_order(kind, i)
             if 0 in p.rising:
-                risen = _rise(vals, p.rising[0], el, rng)
+                risen = _rise(vals, p.rising[0], el, rng, stress_step(i)[1] if kind == "stress" else None)
                 if risen is None:
                     return None
                 vals = risen
@@ -521,7 +527,7 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
     if rows and order and not st.labels and not p.rising:
         rows.sort(reverse=order == "descending")
     for c, how in p.rising.items():
-        col = _rise([r[c] for r in rows], how, p.slots[c], rng)
+        col = _rise([r[c] for r in rows], how, p.slots[c], rng, stress_step(i)[1] if kind == "stress" else None)
         if col is None:
             return None
         for r, v in zip(rows, col):
