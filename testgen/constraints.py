@@ -232,6 +232,8 @@ class InputLine:
     names: list[str]
     rows: bool
     listed: bool = False  # "$h_1, \\dots, h_n$": a list of one variable, not fixed values
+    # the name that counts it: "$q$ lines, each ..." (rows), "One line with $n$ integers" (a list)
+    count: Optional[str] = None
 
 
 def bare_name(name: str) -> str:
@@ -283,5 +285,9 @@ def input_lines(text: str) -> list[InputLine]:
                     names.append(p)
         if listed and names:
             names = [names[0]]
-        out.append(InputLine(names=names, rows=bool(many) and not single, listed=listed))
+        rows = bool(many) and not single
+        cm = re.match(r"^\W*\$([^$]+)\$", head) if rows else (
+            re.search(r"\$([^$]+)\$\s+(?:\w+\s+)?$", head[:kw.start()]) if kw else None)
+        count = bare_name(cm.group(1)) if cm else None
+        out.append(InputLine(names=names, rows=rows, listed=listed, count=count))
     return out

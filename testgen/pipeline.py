@@ -50,6 +50,8 @@ def _describe_model(model: Any) -> str:
     if isinstance(model, FunctionModel):
         return "function(" + ", ".join(type(s).__name__.replace("Spec", "").lower() for s in model.specs) + ")"
     if isinstance(model, StdioModel):
+        if model.sections is not None:  # lines (L), lists (V) and blocks of rows (R), in order
+            return f"stdio:sections({model.sections.signature()})"
         return f"stdio:{model.shape}"
     return "none"
 

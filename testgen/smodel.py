@@ -9,7 +9,9 @@ one of a few common layouts, checked against every sample:
 * ``list``      - a header line holding N, then one line of N tokens;
 * ``repeat``    - rows of the same shape until end of file;
 * ``cases``     - a line with T, then T test cases of one of the layouts above (``cases.py``),
-  the sum of their sizes within the statement's bound.
+  the sum of their sizes within the statement's bound;
+* ``sections``  - several sections, each a fixed line or a block counted by a value read
+  earlier ("n m / m rows / q / q rows", ``sections.py``).
 
 Value ranges, row counts and word lengths come from the statement's constraints where
 they fit the samples, else from the samples themselves. When no layout fits, the model
@@ -26,6 +28,7 @@ from typing import Any, Optional
 
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, normalize, said_of, says_no_input
+from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import CROWDED_ROWS, CROWDED_SPAN, STRESS_LADDER, crowded, row_order, stress_step, stress_value
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
@@ -146,7 +149,7 @@ class Slot:
 
 @dataclass
 class StdioModel:
-    shape: str  # empty | fixed | counted | list | repeat | tokens
+    shape: str  # empty | fixed | counted | list | repeat | cases | sections | tokens
     lines: list[list[Slot]] = field(default_factory=list)  # fixed lines, or the header
     count_at: Optional[int] = None  # index of N in the header line
     row: list[Slot] = field(default_factory=list)  # the repeated row (counted / repeat)
@@ -161,6 +164,7 @@ class StdioModel:
     # "l r"): generated rows keep that order, as the function model's ordered records do
     ordered: list[int] = field(default_factory=list)
     cases: Optional["Cases"] = None  # shape "cases": the inner layout and the sum bound
+    sections: Optional["Sections"] = None  # shape "sections": the sections and their counts
 
     # ------------------------------------------------------------------ inference
 
@@ -177,6 +181,12 @@ class StdioModel:
             return cls(shape="empty", seeds=toks)
         m = (_try_fixed(toks) or _try_counted(toks) or _try_list(toks) or infer_cases(toks, statement)
              or _try_repeat(toks) or cls(shape="tokens"))
+        if m.shape in ("fixed", "repeat", "tokens"):
+            # several sections: taken over fixed/repeat when the statement lists them, and where
+            # nothing else fits when the samples read only one way (sections.py)
+            m = infer_sections(toks, statement, ranges, alpha, fallback=m.shape == "tokens") or m
+            if m.shape == "sections":
+                return m
         m.seeds = toks
         if m.shape == "cases":
             fit_cases(m, ranges, alpha, statement)
@@ -274,7 +284,7 @@ class StdioModel:
                 continue
             if s is not None:
                 note = ""
-                if kind == "stress" and self.shape in ("fixed", "counted", "list", "repeat") and not (
+                if kind == "stress" and self.shape in ("fixed", "counted", "list", "repeat", "sections") and not (
                         self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None)):
                     note = "shape:" + stress_step(i)[1]
                 out.append((s, note))
@@ -329,6 +339,8 @@ class StdioModel:
         """One input of family ``kind``; ``n`` fixes the count (a test case of a ``cases`` file)."""
         if self.shape == "cases":
             return mutate_cases(self, rng) if kind == "mutation" else draw_cases(self, kind, rng, i)
+        if self.shape == "sections":
+            return mutate_sections(self, rng) if kind == "mutation" else draw_sections(self, kind, rng, i)
         if kind == "mutation":
             return self._mutate(rng)
         if self.shape == "tokens":

@@ -1,0 +1,583 @@
+"""Stdin layouts of several sections, each a fixed line or a block counted by a value read earlier.
+
+Contest inputs are often more than one header and one block: "n m / m rows / q / q rows",
+"a fixed line / n / n rows", "n m q / n rows / m rows / q rows", "n / n integers / q / q rows".
+A ``sections`` layout is a sequence of
+
+* ``line``: one line of a fixed number of tokens, each its own slot (a header: counts, sizes);
+* ``list``: one line of v tokens of one kind, v an int of an earlier ``line`` (its *ref*);
+* ``rows``: v + offset lines of the same token kinds (offset -1: the n-1 edges of a tree on n).
+
+It is inferred by parsing every sample at once (``parse``): a layout is kept only when it
+consumes every line of every sample exactly, each count equal to its ref's value in each
+sample. The statement's input description (``constraints.input_lines``) confirms a layout when
+it lists the same sequence of lines and blocks; then the slots take its names (and so their
+own stated ranges), and the count of each block its named count. Without confirmation a
+layout is taken only where no other layout fits the samples (the model would otherwise mutate
+samples only), and only when it is the one parse of the samples: when unsure, narrow.
+
+Generation: header values first (``StdioModel._head``: the stated maximum in the non-random
+stress shapes), then each count from its ref's stated range (the stress ladder from the
+stated maximum down, small counts for the other families), all counts scaled together to stay
+within ``MAX_INPUT_TOKENS``; rows and lists in the stress shapes (``shapes.py``); label columns
+(values in 1..n of a header n), trees and graphs as in ``structures.py``. Mutations reorder,
+drop or add rows of a block whose count is its own, and change free values.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional
+
+from .constraints import InputLine, Range, input_lines
+from .shapes import CROWDED_ROWS, STRESS_LADDER, crowded, row_order, stress_step
+from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
+
+if TYPE_CHECKING:
+    from .smodel import Slot, StdioModel
+
+Ref = tuple[int, int]  # (index of a ``line`` section, column): the int that counts a block
+MAX_PARSES = 16  # parses collected before the samples are called ambiguous
+MAX_STEPS = 20_000  # search nodes per inference
+MAX_SECTIONS = 6  # contest inputs rarely have more; longer readings of small samples are coincidences
+
+
+@dataclass
+class Section:
+    kind: str  # "line" | "list" | "rows"
+    slots: list["Slot"] = field(default_factory=list)  # line: its values; rows: one row; list: [element]
+    ref: Optional[Ref] = None
+    offset: int = 0  # rows: count = value of ref + offset
+    structure: Structure = field(default_factory=Structure)  # rows: labels / tree / graph / grid
+    ordered: list[int] = field(default_factory=list)  # rows: columns j with row[j] <= row[j+1]
+    # columns (a list: 0) whose values rise from row to row in every sample, as the statement says
+    # ("x_1 < x_2 < \\dots < x_n", "strictly increasing", "sorted"): "strict" or "sorted"; a list
+    # the statement calls distinct and whose samples repeat no value: "distinct"
+    rising: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class Sections:
+    parts: list[Section]
+    seeds: list[list[list[list[str]]]] = field(default_factory=list)  # per sample, per section: its lines
+    confirmed: bool = False  # the statement's input description lists the same lines and blocks
+
+    def signature(self) -> str:
+        return "".join({"line": "L", "list": "V", "rows": "R"}[s.kind] for s in self.parts)
+
+
+# ---------------------------------------------------------------------------------- inference
+
+Spec = tuple[Any, ...]  # ("line", kinds) | ("list", ref, kind) | ("rows", ref, offset, kinds)
+
+
+def _kinds(line: list[str]) -> tuple[str, ...]:
+    from .smodel import token_kind
+
+    return tuple(token_kind(t) for t in line)
+
+
+def parse(toks: list[list[list[str]]]) -> list[list[Spec]]:
+    """Every layout of sections that reads every sample exactly (at most ``MAX_PARSES``)."""
+    out: list[list[Spec]] = []
+    steps = 0
+
+    def value(specs: list[Spec], starts: list[list[int]], ref: Ref, s: int) -> Optional[int]:
+        si, j = ref
+        tok = toks[s][starts[s][si]][j]
+        return int(tok) if tok.lstrip("-").isdigit() else None
+
+    def dfs(specs: list[Spec], starts: list[list[int]], pos: list[int]) -> None:
+        nonlocal steps
+        steps += 1
+        if len(out) >= MAX_PARSES or steps > MAX_STEPS:
+            return
+        if all(p == len(t) for p, t in zip(pos, toks)):
+            if any(sp[0] != "line" for sp in specs):
+                out.append(list(specs))
+            return
+        if len(specs) >= MAX_SECTIONS or any(p >= len(t) for p, t in zip(pos, toks)):
+            return
+        nxt = [t[p] for p, t in zip(pos, toks)]
+        refs = [(si, j) for si, sp in enumerate(specs) if sp[0] == "line"
+                for j, k in enumerate(sp[1]) if k == "int"]
+        for ref in refs:
+            vals = [value(specs, starts, ref, s) for s in range(len(toks))]
+            if any(v is None or v < 0 for v in vals):
+                continue
+            # rows: v + offset lines of one shape, in every sample
+            for off in (0, -1):
+                counts = [v + off for v in vals]  # type: ignore[operator]
+                if any(c < 0 or p + c > len(t) for c, p, t in zip(counts, pos, toks)) or not any(counts):
+                    continue
+                shapes = {_kinds(r) for c, p, t in zip(counts, pos, toks) for r in t[p:p + c]}
+                if len(shapes) != 1 or () in shapes:
+                    continue
+                spec = ("rows", ref, off, shapes.pop())
+                if specs and specs[-1][0] == "rows" and specs[-1][1] == ref and specs[-1][3] == spec[3]:
+                    continue  # two blocks of one count and shape read as well as one of twice the count
+                dfs(specs + [spec], [st + [p] for st, p in zip(starts, pos)],
+                    [p + c for p, c in zip(pos, counts)])
+            # list: one line of v tokens of one kind
+            if all(len(ln) == v for ln, v in zip(nxt, vals)):
+                kinds = {k for ln in nxt for k in _kinds(ln)}
+                if kinds <= {"int", "float"} and len(kinds) == 2:
+                    kinds = {"float"}
+                if len(kinds) <= 1 and any(vals):
+                    spec = ("list", ref, kinds.pop() if kinds else "int")
+                    dfs(specs + [spec], [st + [p] for st, p in zip(starts, pos)], [p + 1 for p in pos])
+        # line: the same kinds in every sample
+        if nxt[0] and all(_kinds(ln) == _kinds(nxt[0]) for ln in nxt):
+            dfs(specs + [("line", _kinds(nxt[0]))], [st + [p] for st, p in zip(starts, pos)], [p + 1 for p in pos])
+
+    dfs([], [[] for _ in toks], [0] * len(toks))
+    return out
+
+
+def _split(toks: list[list[str]], specs: list[Spec]) -> list[list[list[str]]]:
+    """One sample's lines, per section."""
+    out: list[list[list[str]]] = []
+    p = 0
+    for sp in specs:
+        if sp[0] == "rows":
+            si, j = sp[1]
+            c = int(out[si][0][j]) + sp[2]
+            out.append(toks[p:p + c])
+            p += c
+        else:
+            out.append(toks[p:p + 1])
+            p += 1
+    return out
+
+
+def _evidence(specs: list[Spec], toks: list[list[list[str]]]) -> int:
+    """How many blocks the samples show to be counted: a list or rows section of more than one
+    line or token in some sample (a count of 1 everywhere is as well a fixed line)."""
+    n = 0
+    splits = [_split(t, specs) for t in toks]
+    for k, sp in enumerate(specs):
+        if sp[0] == "rows" and any(len(s[k]) >= 2 for s in splits):
+            n += 1
+        elif sp[0] == "list" and any(len(s[k][0]) >= 2 for s in splits):
+            n += 1
+    return n
+
+
+def _varies(specs: list[Spec], toks: list[list[list[str]]]) -> bool:
+    """Does some block's count differ between samples (a count equal in every sample may be a
+    constant of the format, as "m^3 lines" with m = 2 in every sample is)?"""
+    splits = [_split(t, specs) for t in toks]
+    return any(len({len(s[k]) if sp[0] == "rows" else len(s[k][0]) for s in splits}) > 1
+               for k, sp in enumerate(specs) if sp[0] != "line")
+
+
+def _desc_kind(d: InputLine) -> str:
+    return "R" if d.rows else ("V" if d.listed or d.count else "L")
+
+
+def _confirms(specs: list[Spec], desc: list[InputLine]) -> bool:
+    """Does the input description list these sections (lines, lists, blocks, in order), and
+    name each block's count as the layout's ref where it names one?"""
+    if len(desc) != len(specs):
+        return False
+    for sp, d in zip(specs, desc):
+        kind = {"line": "L", "list": "V", "rows": "R"}[sp[0]]
+        if kind != _desc_kind(d) and not (kind == "L" and _desc_kind(d) == "V" and not d.listed):
+            return False
+        if sp[0] in ("list", "rows") and d.count:
+            si, j = sp[1]
+            names = desc[si].names
+            if len(names) == len(specs[si][1]) and names[j] != d.count:
+                return False
+    return True
+
+
+def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optional[tuple[list[Spec], bool]]:
+    """The layout to use and whether the statement confirms it, or None. ``fallback``: no
+    simpler layout fits, so an unconfirmed layout may be taken when it is the only one."""
+    parses = parse(toks)
+    if not parses:
+        return None
+    desc = input_lines(statement)
+    confirmed = [p for p in parses if _confirms(p, desc)]
+    if len(confirmed) == 1:
+        return confirmed[0], True
+    if not fallback:
+        return None
+    if len(toks) < 2:
+        return None  # one sample: every count may be a coincidence
+    pool = [p for p in (confirmed or parses) if _varies(p, toks)]
+    if not pool:
+        return None
+    # the shortest reading (more sections explain any samples: a trailing line left over by an
+    # n-1 count is a worse explanation than n rows), then the most blocks the samples show
+    # counted (a list over a line of as many values), then the fewest n-1 counts
+    pool = [p for p in pool if _evidence(p, toks) > 0]
+    if not pool:
+        return None
+    score = {id(p): (len(p), -_evidence(p, toks), sum(1 for sp in p if sp[0] == "rows" and sp[2])) for p in pool}
+    best = min(score.values())
+    top = [p for p in pool if score[id(p)] == best]
+    if len(top) != 1:
+        return None  # several readings of the samples: narrow
+    return top[0], bool(confirmed)
+
+
+def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Range], alpha: Optional[str],
+                   fallback: bool) -> Optional["StdioModel"]:
+    """A ``sections`` model when the samples read as one (see ``choose``), else None."""
+    from .smodel import StdioModel, _fit_slot, _parse, ordered_columns
+    from .smodel import Slot as SlotCls
+
+    pick = choose(toks, statement, fallback)
+    if pick is None:
+        return None
+    specs, confirmed = pick
+    splits = [_split(t, specs) for t in toks]
+    parts: list[Section] = []
+    for k, sp in enumerate(specs):
+        if sp[0] == "line":
+            slots = [SlotCls(kind=kd) for kd in sp[1]]
+            for s in splits:
+                for sl, tok in zip(slots, s[k][0]):
+                    sl.obs.append(_parse(tok, sl.kind))
+            parts.append(Section("line", slots))
+        elif sp[0] == "list":
+            el = SlotCls(kind=sp[2], obs=[_parse(x, sp[2]) for s in splits for x in s[k][0]])
+            parts.append(Section("list", [el], ref=sp[1]))
+        else:
+            slots = [SlotCls(kind=kd) for kd in sp[3]]
+            for s in splits:
+                for r in s[k]:
+                    for sl, tok in zip(slots, r):
+                        sl.obs.append(_parse(tok, sl.kind))
+            parts.append(Section("rows", slots, ref=sp[1], offset=sp[2]))
+    if confirmed:
+        _name(parts, input_lines(statement))
+    else:
+        _name_blocks(parts, input_lines(statement))
+    refs = {p.ref for p in parts if p.ref is not None}
+    for si, p in enumerate(parts):
+        for j, sl in enumerate(p.slots):
+            _fit_slot(sl, ranges, alpha, is_count=p.kind == "line" and (si, j) in refs)
+    for si, j in refs:
+        sl = parts[si].slots[j]
+        sl.lo = max(sl.lo, 0.0)
+    # structures of each block of rows: labels bounded by a header value, trees, graphs, grids
+    flat = [(si, j) for si, p in enumerate(parts) if p.kind == "line" for j in range(len(p.slots))]
+    for k, p in enumerate(parts):
+        if p.kind != "rows" or p.ref is None:
+            continue
+        headers = [[s[si][0][j] for si, j in flat] for s in splits]
+        try:
+            p.structure = detect(headers, [s[k] for s in splits], tuple(sl.kind for sl in p.slots), statement,
+                                 flat.index(p.ref))
+        except (IndexError, ValueError):  # labels the samples contradict: no structure (narrow)
+            p.structure = Structure()
+        # label and width columns name a flat header position; keep them as (section, column)
+        p.structure.labels = {c: flat[h] for c, h in p.structure.labels.items()}  # type: ignore[misc]
+        if p.structure.width_of is not None:
+            p.structure.width_of = flat[p.structure.width_of]  # type: ignore[assignment]
+        if p.structure.width_of is None and not p.structure.graph:  # l <= r also among labels
+            tmp = StdioModel(shape="repeat", row=p.slots, seeds=[s[k] for s in splits])
+            p.ordered = ordered_columns(tmp, statement)
+    for k, p in enumerate(parts):
+        if p.kind in ("list", "rows"):
+            p.rising = _rising(p, [s[k] for s in splits], statement)
+    m = StdioModel(shape="sections", seeds=toks)
+    m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed)
+    return m
+
+
+RISING_MIN = 3  # values in one sample before a rise from value to value is more than chance
+_SAYS_RISING = re.compile(r"increasing|ascending|sorted|<\s*\\[lc]?dots\s*<|<\s*\.\.\.\s*<|<\s*…\s*<", re.I)
+
+
+def _rising(p: Section, blocks: list[list[list[str]]], statement: str) -> dict[int, str]:
+    """Int columns (a list's values: column 0) that rise in every sample, at least ``RISING_MIN``
+    values in one, when the statement speaks of an order: "strict" when no two neighbours are
+    equal in any sample, else "sorted". Label columns (node numbers) are left alone."""
+    out: dict[int, str] = {}
+    if p.kind == "list" and p.slots[0].kind == "int" and re.search(r"\bdistinct\b", statement, re.I):
+        seqs = [b[0] for b in blocks]
+        if max(len(q) for q in seqs) >= 2 and all(len(set(q)) == len(q) for q in seqs):
+            out[0] = "distinct"
+    if not _SAYS_RISING.search(statement):
+        return out
+    cols = range(1) if p.kind == "list" else range(len(p.slots))
+    for c in cols:
+        if p.slots[c].kind != "int" or c in p.structure.labels:
+            continue
+        seqs = [[int(x) for x in b[0]] if p.kind == "list" else [int(r[c]) for r in b] for b in blocks]
+        if max(len(q) for q in seqs) < RISING_MIN:
+            continue
+        if any(a > b for q in seqs for a, b in zip(q, q[1:])) or c in out:
+            continue
+        out[c] = "strict" if all(a < b for q in seqs for a, b in zip(q, q[1:])) else "sorted"
+    return out
+
+
+def _rise(vals: list[Any], how: str, sl: "Slot", rng: random.Random, shape: Optional[str] = None
+          ) -> Optional[list[Any]]:
+    """The values in rising order ("sorted"; "strict": distinct too), or distinct in drawn order
+    ("distinct"); repeated values are drawn anew over the slot's range (None when the range holds
+    fewer values than needed)."""
+    if how == "sorted":
+        return sorted(vals)
+    lo, hi = int(sl.lo), int(sl.hi)
+    if hi - lo + 1 < len(vals):
+        return None
+    if how == "strict" and shape in ("equal-min", "equal-max"):
+        # the all-equal stress shapes of distinct rising values: as close as they can be, a run of
+        # consecutive values at the bottom or the top of the range (a scan over neighbours is longest)
+        start = lo if shape == "equal-min" else hi - len(vals) + 1
+        return list(range(start, start + len(vals)))
+    if len(set(vals)) != len(vals):
+        vals = rng.sample(range(lo, hi + 1), len(vals))
+    return sorted(vals) if how == "strict" else vals
+
+
+def _name(parts: list[Section], desc: list[InputLine]) -> None:
+    """The description's names for the values of each section (it lists the same sections)."""
+    for p, d in zip(parts, desc):
+        if p.kind == "list":
+            if d.listed and len(d.names) == 1:
+                p.slots[0].name = d.names[0]
+        elif len(d.names) == len(p.slots):
+            for sl, nm in zip(p.slots, d.names):
+                sl.name = nm
+
+
+def _name_blocks(parts: list[Section], desc: list[InputLine]) -> None:
+    """An unconfirmed layout: where the description's blocks of rows ("$q$ lines, each ...") are
+    as many as the layout's, in order, name their rows' values and their counts."""
+    blocks = [d for d in desc if d.rows]
+    mine = [p for p in parts if p.kind == "rows"]
+    if not blocks or len(blocks) != len(mine):
+        return
+    for p, d in zip(mine, blocks):
+        if len(d.names) == len(p.slots):
+            for sl, nm in zip(p.slots, d.names):
+                sl.name = nm
+        if d.count and p.ref is not None:
+            ref = parts[p.ref[0]].slots[p.ref[1]]
+            ref.name = ref.name or d.count
+
+
+# ---------------------------------------------------------------------------------- generation
+
+
+def _users(parts: list[Section], ref: Ref) -> list[Section]:
+    return [p for p in parts if p.ref == ref]
+
+
+def _bounds(parts: list[Section]) -> set[Ref]:
+    """Header values other sections depend on: counts, label bounds, grid widths."""
+    out: set[Ref] = {p.ref for p in parts if p.ref is not None}
+    for p in parts:
+        out |= set(p.structure.labels.values())  # type: ignore[arg-type]
+        if p.structure.width_of is not None:
+            out.add(p.structure.width_of)  # type: ignore[arg-type]
+    return out
+
+
+def _count(sl: "Slot", kind: str, rng: random.Random, i: int, cap: int, least: int) -> int:
+    """A count drawn like the one-block layouts' counts (``StdioModel._count``)."""
+    from .smodel import SMALL_ROWS
+
+    lo = max(int(sl.lo), least)
+    hi_cap = max(lo, min(int(sl.hi), cap))
+    if kind == "stress":
+        rung = stress_step(i)[0]
+        return max(lo, hi_cap // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(hi_cap, 1000))
+    if kind == "structured":
+        return rng.randint(lo, max(lo, min(hi_cap, [10, 100, 2000][i % 3])))
+    small = max(lo, min(hi_cap, SMALL_ROWS))
+    if kind == "special" and crowded(i):
+        return rng.randint(lo, max(lo, min(hi_cap, CROWDED_ROWS)))
+    if kind == "boundary":
+        return [lo, small, min(lo + 1, hi_cap), max(lo, small - 1)][i % 4]
+    return rng.randint(lo, max(lo, min(small, max(lo, 20) if kind == "regular" else small)))
+
+
+def _tokens(parts: list[Section], head: list[list[Any]]) -> int:
+    n = sum(len(p.slots) for p in parts if p.kind == "line")
+    for p in parts:
+        if p.ref is not None:
+            si, j = p.ref
+            n += max(0, int(head[si][j]) + p.offset) * len(p.slots)
+    return n
+
+
+def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Optional[str]:
+    """One input of family ``kind``."""
+    from .smodel import MAX_INPUT_TOKENS
+
+    assert m.sections is not None
+    parts = m.sections.parts
+    head: list[list[Any]] = [[m._head(sl, kind, rng, i, j) for j, sl in enumerate(p.slots)] if p.kind == "line"
+                             else [] for p in parts]
+    refs = sorted({p.ref for p in parts if p.ref is not None})
+    width = {r: sum(len(p.slots) for p in _users(parts, r)) for r in refs}
+    for r in refs:
+        least = max(-p.offset for p in _users(parts, r))
+        head[r[0]][r[1]] = _count(parts[r[0]].slots[r[1]], kind, rng, i, MAX_INPUT_TOKENS // max(1, width[r]), least)
+    # all blocks together within the token budget: scale the counts down alike
+    total = _tokens(parts, head)
+    if total > MAX_INPUT_TOKENS:
+        f = MAX_INPUT_TOKENS / total
+        for r in refs:
+            sl = parts[r[0]].slots[r[1]]
+            least = max(int(sl.lo), max(-p.offset for p in _users(parts, r)))
+            head[r[0]][r[1]] = max(least, int(head[r[0]][r[1]] * f))
+    if not _graphs_fit(parts, head):
+        return None
+    lines: list[list[str]] = []
+    for k, p in enumerate(parts):
+        if p.kind == "line":
+            lines.append([sl.fmt(v) for sl, v in zip(p.slots, head[k])])
+            continue
+        assert p.ref is not None
+        n = int(head[p.ref[0]][p.ref[1]]) + p.offset
+        if p.kind == "list":
+            el = p.slots[0]
+            vals = [m._value(el, kind, rng, i, j) for j in range(n)]
+            order = row_order(kind, i)
+            if 0 in p.rising:
+                risen = _rise(vals, p.rising[0], el, rng, stress_step(i)[1] if kind == "stress" else None)
+                if risen is None:
+                    return None
+                vals = risen
+            elif order:
+                vals.sort(reverse=order == "descending")
+            lines.append([el.fmt(v) for v in vals])
+            continue
+        rows = _rows(m, p, head, n, kind, rng, i)
+        if rows is None:
+            return None
+        lines += [[sl.fmt(v) for sl, v in zip(p.slots, r)] for r in rows]
+    return "".join(" ".join(ln) + "\n" for ln in lines)
+
+
+def _graphs_fit(parts: list[Section], head: list[list[Any]]) -> bool:
+    """Make the header agree with each tree or graph block: a tree has nodes-1 edges; a connected
+    graph at least nodes-1 edges; a simple one at most nodes*(nodes-1)/2. False if it cannot."""
+    for p in parts:
+        st = p.structure
+        if not st.graph or p.ref is None:
+            continue
+        nref = st.labels[st.ends[0]]  # type: ignore[index]
+        nsl = parts[nref[0]].slots[nref[1]]  # type: ignore[index]
+        csl = parts[p.ref[0]].slots[p.ref[1]]
+        nodes = int(head[nref[0]][nref[1]])  # type: ignore[index]
+        edges = int(head[p.ref[0]][p.ref[1]]) + p.offset
+        if st.graph == "tree" or (st.connected and edges < nodes - 1):
+            if p.ref == nref:
+                continue  # n, then n-1 edges: a tree by construction
+            if st.graph == "tree" or edges < nodes - 1:
+                nodes = edges + 1  # fewer nodes rather than more edges (the budget holds)
+        if st.simple and edges > nodes * (nodes - 1) // 2:
+            edges = nodes * (nodes - 1) // 2
+        if p.ref != nref:
+            if not (nsl.lo <= nodes <= nsl.hi and csl.lo <= edges - p.offset <= csl.hi) or nodes < 1:
+                return False
+            head[nref[0]][nref[1]] = nodes  # type: ignore[index]
+            head[p.ref[0]][p.ref[1]] = edges - p.offset
+    return True
+
+
+def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str, rng: random.Random, i: int
+          ) -> Optional[list[list[Any]]]:
+    st = p.structure
+    rows = [[m._value(sl, kind, rng, i, j) for j, sl in enumerate(p.slots)] for _ in range(n)]
+    if st.width_of is not None:
+        w = int(head[st.width_of[0]][st.width_of[1]])  # type: ignore[index]
+        cell = p.slots[0]
+        fill = rng.choice(cell.alphabet)
+        for r in rows:
+            r[0] = fill * w if kind == "special" and i % 2 == 0 else "".join(rng.choice(cell.alphabet)
+                                                                             for _ in range(w))
+        return rows
+    if st.graph:
+        nref = st.labels[st.ends[0]]  # type: ignore[index]
+        nodes = int(head[nref[0]][nref[1]])  # type: ignore[index]
+        shape = TREE_SHAPES[i % len(TREE_SHAPES)] if kind in ("stress", "special", "structured") else \
+            rng.choice(TREE_SHAPES)
+        edges = tree_edges(nodes, shape, rng)[:n] if st.graph == "tree" else graph_edges(nodes, n, st, rng, shape)
+        if edges is None or len(edges) != n:
+            return None
+        a, b = st.ends
+        for r, (u, v) in zip(rows, edges):
+            r[a], r[b] = u - 1 + st.base, v - 1 + st.base
+    for c, (si, j) in st.labels.items():  # type: ignore[misc]
+        if st.graph and c in st.ends:
+            continue
+        bound = int(head[si][j])
+        if bound < 1:
+            return None
+        for r in rows:
+            r[c] = rng.randint(st.base, bound - 1 + st.base)
+    for r in rows:
+        for j in p.ordered:
+            if r[j] > r[j + 1]:
+                r[j], r[j + 1] = r[j + 1], r[j]
+    order = row_order(kind, i)
+    if rows and order and not st.labels and not p.rising:
+        rows.sort(reverse=order == "descending")
+    for c, how in p.rising.items():
+        col = _rise([r[c] for r in rows], how, p.slots[c], rng, stress_step(i)[1] if kind == "stress" else None)
+        if col is None:
+            return None
+        for r, v in zip(rows, col):
+            r[c] = v
+    return rows
+
+
+# ---------------------------------------------------------------------------------- mutation
+
+
+def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
+    """A sample with one block's rows dropped, added or swapped (its count follows), or some free
+    values changed: never a count, a label bound, a label or an edge."""
+    from .smodel import _parse
+
+    assert m.sections is not None
+    parts = m.sections.parts
+    if not m.sections.seeds:
+        return None
+    seed = [[list(ln) for ln in sec] for sec in rng.choice(m.sections.seeds)]
+    fixed = _bounds(parts)
+    own = [k for k, p in enumerate(parts) if p.ref is not None and len(_users(parts, p.ref)) == 1
+           and p.ref not in {r for q in parts for r in q.structure.labels.values()}  # type: ignore[misc]
+           and not p.structure.labels and p.structure.width_of is None]
+    if own and rng.random() < 0.5:
+        k = rng.choice(own)
+        p = parts[k]
+        assert p.ref is not None
+        csl = parts[p.ref[0]].slots[p.ref[1]]
+        body = seed[k] if p.kind == "rows" else [[x] for x in seed[k][0]]
+        unit = p.slots
+        op = 0 if p.rising else rng.randrange(3)  # a rising block stays rising: rows only go
+        if op == 0 and len(body) - p.offset > csl.lo and body:
+            del body[rng.randrange(len(body))]
+        elif op == 1 and len(body) - p.offset < csl.hi:
+            body.insert(rng.randrange(len(body) + 1), [sl.fmt(sl.draw(rng)) for sl in unit])
+        elif len(body) >= 2:
+            a, b = rng.sample(range(len(body)), 2)
+            body[a], body[b] = body[b], body[a]
+        seed[k] = body if p.kind == "rows" else [[x[0] for x in body]]
+        seed[p.ref[0]][0][p.ref[1]] = str(len(body) - p.offset)
+    else:
+        for k, p in enumerate(parts):
+            skip = set(p.structure.labels) | ({0} if p.structure.width_of is not None else set())
+            for ln in seed[k]:
+                for j, tok in enumerate(ln):
+                    sl = p.slots[0] if p.kind == "list" else p.slots[j]
+                    if (p.kind == "line" and (k, j) in fixed) or (p.kind == "rows" and j in skip) \
+                            or (p.kind == "list" and 0 in p.rising) or (p.kind == "rows" and j in p.rising):
+                        continue
+                    if rng.random() < 0.3:
+                        ln[j] = sl.fmt(sl.mutate(_parse(tok, sl.kind), rng))
+    return "".join(" ".join(ln) + "\n" for sec in seed for ln in sec)
