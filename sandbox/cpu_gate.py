@@ -13,12 +13,15 @@ next one only while the cores are not crowded by our own CPU-bound programs. Cro
 * the machine has more than ``runnable_per_core`` tasks per core ready to run right now (the
   kernel's count, ``/proc/loadavg``: a program is in it from the moment it is forked, so a
   burst is seen as it arrives; a sleeping program is not); and
-* at least the floor of our executions are CPU-bound: each slot's cgroup account grew by at
-  least ``BUSY_SHARE`` of a core over the last window (``SAMPLE_S``). Sleepers do not grow it,
-  and quick programs (milliseconds each, spread over many slots) grow it by a few percent, so
-  neither ever holds the gate; nor does another tenant's load, which is not in our account.
-  Until such a window has been measured past the start of a burst (``WARMUP_S`` after the floor
-  was reached), the machine's count alone decides.
+* at least the floor of our executions are CPU-bound: their slot's cgroup account grew by at
+  least ``BUSY_SHARE`` of a core in each of the last two windows (``SAMPLE_S``), so one program
+  has been burning CPU that long. Sleepers do not grow it; quick programs (milliseconds each)
+  pass through a slot now and then, not window after window; so neither holds the gate, nor
+  does another tenant's load, which is not in our account.
+
+Until two windows have been measured since the service was last idle (a burst from nothing),
+and whenever more than ``BURST_FLOORS`` floors' worth of executions started since the last
+window (a burst it has not seen yet), the machine's count alone decides.
 
 CPU-bound programs hold the gate, and the queue drains a few at a time, each finishing in about
 its own CPU time (2 per core share a core at most, which the default wall limit of 2 x time +
@@ -35,8 +38,8 @@ from typing import Callable, Optional, Sequence
 LOADAVG = "/proc/loadavg"
 POLL_S = 0.05  # while closed, one waiting slot asks again this often
 SAMPLE_S = 0.2  # the slots' CPU use is measured over windows at least this long
-WARMUP_S = 0.2  # ... that start this long after the floor was reached (programs starting up)
-BUSY_SHARE = 0.25  # a slot whose execution used this much of a core over a window is CPU-bound
+BUSY_SHARE = 0.05  # a slot that used this much of a core in each of two windows runs a CPU-bound program
+BURST_FLOORS = 4  # more than this many floors' worth started since the last window: a burst it has not seen
 
 
 def _read(path: str, size: int) -> bytes:
@@ -69,41 +72,43 @@ class CpuGate:
         self.floor = max(1, floor_per_core * self.cores)
         self.loadavg = loadavg
         self.held = 0  # how often it said no (each time a waiting slot asked)
-        self._floor_since: Optional[float] = None  # since when at least the floor has been in flight
         self._sampled_at: Optional[float] = None
         self._sample: Sequence[Optional[float]] = ()
-        self._busy: Optional[int] = None  # CPU-bound slots over the last trusted window; None: none yet
+        self._grew: Optional[set[int]] = None  # slots that grew in the last window; None: no window yet
+        self._busy: Optional[int] = None  # slots that grew in the last two windows; None: not known
+        self._in_flight_at_sample = 0
 
     def describe(self) -> dict:
         """What /healthz shows of it."""
         return {"floor": self.floor, "most_runnable": self.most_runnable, "held": self.held}
 
-    def _measure(self, now: float) -> None:
+    def _measure(self, now: float, in_flight: int) -> None:
         if self._sampled_at is not None and now - self._sampled_at < SAMPLE_S:
             return
         sample = self.slots_cpu_s()
-        trusted = self._sampled_at is not None and self._floor_since is not None \
-            and self._sampled_at >= self._floor_since + WARMUP_S
-        if trusted:
-            span = now - self._sampled_at  # type: ignore[operator]
-            self._busy = sum(1 for a, b in zip(self._sample, sample)
-                             if a is not None and b is not None and b - a >= BUSY_SHARE * span)
-        else:
-            self._busy = None
-        self._sampled_at, self._sample = now, sample
+        grew: Optional[set[int]] = None
+        if self._sampled_at is not None:
+            span = now - self._sampled_at
+            grew = {i for i, (a, b) in enumerate(zip(self._sample, sample))
+                    if a is not None and b is not None and b - a >= BUSY_SHARE * span}
+        self._busy = len(grew & self._grew) if grew is not None and self._grew is not None else None
+        self._grew, self._sampled_at, self._sample, self._in_flight_at_sample = grew, now, sample, in_flight
+
+    def _forget(self) -> None:
+        """The service is idle: what comes next is a new burst."""
+        self._sampled_at, self._sample, self._grew, self._busy = None, (), None, None
 
     def admits(self, in_flight: int) -> bool:
+        if in_flight == 0:
+            self._forget()
         if in_flight < self.floor:
-            self._floor_since = self._busy = None
             return True
-        now = time.monotonic()
-        if self._floor_since is None:
-            self._floor_since = now
         ready = runnable_tasks(self.loadavg)
         if ready is None or ready <= self.most_runnable:
             return True
-        self._measure(now)
-        if self._busy is not None and self._busy < self.floor:
+        self._measure(time.monotonic(), in_flight)
+        unseen_burst = in_flight - self._in_flight_at_sample > BURST_FLOORS * self.floor
+        if self._busy is not None and self._busy < self.floor and not unseen_burst:
             return True  # what crowds the cores is not our CPU-bound programs
         self.held += 1
         return False

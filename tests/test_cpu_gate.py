@@ -10,7 +10,7 @@ import threading
 import time
 
 from sandbox import Limits, RunRequest, Sandbox, TestCase
-from sandbox.cpu_gate import SAMPLE_S, WARMUP_S, CpuGate, runnable_tasks
+from sandbox.cpu_gate import SAMPLE_S, CpuGate, runnable_tasks
 from sandbox.scheduler import FairScheduler
 from conftest import make_config
 
@@ -42,7 +42,7 @@ def warmed(g: CpuGate) -> CpuGate:
     """The gate after windows with its floor in flight, past start-up (its measure is trusted)."""
     for _ in range(4):
         g.admits(g.floor)
-        time.sleep(max(WARMUP_S, SAMPLE_S) + 0.02)
+        time.sleep(SAMPLE_S + 0.02)
     return g
 
 
