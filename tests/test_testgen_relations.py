@@ -183,3 +183,16 @@ def test_a_word_is_as_long_as_the_number_that_gives_its_length():
     # one sample, or every sample of one length, is no evidence of a tie
     assert StdioModel.infer(["3\nabc\n"], STRING_OF_N).length_of == []
     assert StdioModel.infer(["3\nabc\n", "3\nxyz\n"], STRING_OF_N).length_of == []
+
+
+def test_characters_named_one_by_one_are_the_alphabet():
+    stmt = r"""\begin{Input}
+\begin{itemize}
+  \item One line with a string $s$ ($1\leq|s|\leq 10^5$) that consists of the characters \texttt{h}, \texttt{d},
+  \texttt{c}, and \texttt{s} (hearts, diamonds, clubs and spades).
+\end{itemize}
+\end{Input}"""
+    m = StdioModel.infer(["hdhc\n", "sssd\n"], stmt)
+    words = [s.strip() for f in FAMILIES for s in m.draw(f, random.Random(f), 4)]
+    assert words and all(set(w) <= set("hdcs") for w in words), [w[:20] for w in words if set(w) - set("hdcs")]
+    assert max(len(w) for w in words) >= 90000
