@@ -24,6 +24,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .brackets import balanced_pairs, make_balanced
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, normalize, said_of, says_no_input
 from .shapes import CROWDED_ROWS, CROWDED_SPAN, STRESS_LADDER, crowded, row_order, stress_step, stress_value
@@ -71,8 +72,13 @@ class Slot:
     # the statement's name for this value ("One line with two integers $w$ and $h$"): a stated
     # range with this name is the slot's own, however narrower another range that fits may be
     name: Optional[str] = None
+    # a balanced bracket word in every sample (``brackets.py``): the opening brackets it uses;
+    # every word written for this slot is made balanced
+    balanced: Optional[str] = None
 
     def fmt(self, v: Any) -> str:
+        if self.balanced:
+            return make_balanced(str(v), self.balanced)
         if self.kind == "int":
             return str(int(v))
         if self.kind == "float":
@@ -197,6 +203,9 @@ class StdioModel:
         m._fit(ranges, alpha)
         if m.shape in ("counted", "repeat") and not m.structure.labels and m.structure.width_of is None:
             m.ordered = ordered_columns(m, statement)
+        for sl in m._all_slots():
+            if sl.kind == "word" and not sl.choices and (pairs := balanced_pairs([str(x) for x in sl.obs], statement)):
+                sl.balanced, sl.min_len = pairs, max(2, sl.min_len)
         if m.shape == "fixed":
             m.length_of = [(w, k) for w, k in length_ties(toks, [[sl.kind for sl in ln] for ln in m.lines])
                            if not m.lines[w[0]][w[1]].choices]

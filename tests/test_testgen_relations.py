@@ -196,3 +196,25 @@ def test_characters_named_one_by_one_are_the_alphabet():
     words = [s.strip() for f in FAMILIES for s in m.draw(f, random.Random(f), 4)]
     assert words and all(set(w) <= set("hdcs") for w in words), [w[:20] for w in words if set(w) - set("hdcs")]
     assert max(len(w) for w in words) >= 90000
+
+
+def test_balanced_bracket_words_stay_balanced_in_every_family():
+    from testgen.brackets import is_balanced
+
+    stmt = r"""\begin{Input}
+\begin{itemize}
+  \item One line with a balanced sequence $s$ ($2\leq |s|\leq 10^6$).
+\end{itemize}
+\end{Input}"""
+    m = StdioModel.infer(["(()())(()())\n", "()(())()\n"], stmt)
+    assert m.lines[0][0].balanced == "("
+    words = [(f, s.strip()) for f in FAMILIES for s in m.draw(f, random.Random(f), 6)]
+    assert all(is_balanced(w) for _, w in words), [w for _, w in words if not is_balanced(w)][:3]
+    # nested, flat and mixed words all appear
+    assert any(w.startswith("((((") for _, w in words) and any(w.startswith("()()()") for _, w in words)
+    # two balanced words and a statement that says nothing of it: not evidence enough
+    assert StdioModel.infer(["(())\n", "()\n"], "One line with a string.").lines[0][0].balanced is None
+    # several kinds of brackets nest properly
+    m = StdioModel.infer(["([]{})\n", "[()]\n", "{}[]\n"], "")
+    assert m.lines[0][0].balanced == "([{"
+    assert all(is_balanced(s.strip()) for f in FAMILIES for s in m.draw(f, random.Random(f), 4))
