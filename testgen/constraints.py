@@ -229,7 +229,9 @@ def stated_tolerance(text: str) -> Optional[float]:
 
 _SECTION = re.compile(r"\\begin\{Input\}|\\(?:sub)?section\*?\{Input\}", re.I)
 _SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*?\{Output\}", re.I)
-_KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?)\b", re.I)
+# "a (balanced) sequence $s$" names its value; "a sequence of $n$ integers" leaves it to "integers"
+_KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?"
+                        r"|sequences?(?=\s*\$))\b", re.I)
 _DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
 
 

@@ -212,6 +212,8 @@ def test_balanced_bracket_words_stay_balanced_in_every_family():
     assert all(is_balanced(w) for _, w in words), [w for _, w in words if not is_balanced(w)][:3]
     # nested, flat and mixed words all appear
     assert any(w.startswith("((((") for _, w in words) and any(w.startswith("()()()") for _, w in words)
+    # "a balanced sequence $s$" names s, so |s| <= 10^6 is its length: the stress words are long
+    assert max(len(w) for f, w in words if f == "stress") >= 90000
     # two balanced words and a statement that says nothing of it: not evidence enough
     assert StdioModel.infer(["(())\n", "()\n"], "One line with a string.").lines[0][0].balanced is None
     # several kinds of brackets nest properly
