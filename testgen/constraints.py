@@ -172,8 +172,17 @@ def sum_bound(text: str) -> Optional[float]:
     return None
 
 
+_LISTED_CHARS = re.compile(
+    r"(?:consist(?:s|ing)?|composed|made up)\s+(?:only\s+)?of\s+(?:the\s+)?(?:characters?|letters?|symbols?)\s+"
+    r"((?:[^\s,]\s*,\s*)*[^\s,]\s*,?\s*(?:and|or)\s+[^\s,])(?![^\s,.;:)])", re.I)
+
+
 def alphabet_hint(text: str) -> Optional[str]:
-    """'only letters a-z' / 'lowercase letters' / 'uppercase' / 'digits' → an alphabet."""
+    """'consisting of characters L and R' / 'only letters a-z' / 'lowercase letters' / 'uppercase'
+    / 'digits' → an alphabet."""
+    listed = _LISTED_CHARS.search(normalize(text))
+    if listed:  # the characters named one by one: exactly those
+        return "".join(sorted(set(re.findall(r"(?<![^\s,])[^\s,](?![^\s,])", listed.group(1)))))
     t = normalize(text).lower()
     if re.search(r"\ba\s*-\s*z\b|lower-?case", t):
         return "abcdefghijklmnopqrstuvwxyz"
@@ -220,7 +229,9 @@ def stated_tolerance(text: str) -> Optional[float]:
 
 _SECTION = re.compile(r"\\begin\{Input\}|\\(?:sub)?section\*?\{Input\}", re.I)
 _SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*?\{Output\}", re.I)
-_KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?)\b", re.I)
+# "a (balanced) sequence $s$" names its value; "a sequence of $n$ integers" leaves it to "integers"
+_KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?"
+                        r"|sequences?(?=\s*\$))\b", re.I)
 _DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
 
 

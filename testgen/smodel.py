@@ -26,10 +26,13 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .brackets import balanced_pairs, make_balanced
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, normalize, said_of, says_no_input
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import CROWDED_ROWS, CROWDED_SPAN, STRESS_LADDER, crowded, row_order, stress_step, stress_value
+from .relations import (HeadBound, RowRelations, bound_values, fit_length, infer_head_bounds, infer_relations,
+                        length_ties)
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
@@ -72,8 +75,13 @@ class Slot:
     # the statement's name for this value ("One line with two integers $w$ and $h$"): a stated
     # range with this name is the slot's own, however narrower another range that fits may be
     name: Optional[str] = None
+    # a balanced bracket word in every sample (``brackets.py``): the opening brackets it uses;
+    # every word written for this slot is made balanced
+    balanced: Optional[str] = None
 
     def fmt(self, v: Any) -> str:
+        if self.balanced:
+            return make_balanced(str(v), self.balanced)
         if self.kind == "int":
             return str(int(v))
         if self.kind == "float":
@@ -165,6 +173,13 @@ class StdioModel:
     ordered: list[int] = field(default_factory=list)
     cases: Optional["Cases"] = None  # shape "cases": the inner layout and the sum bound
     sections: Optional["Sections"] = None  # shape "sections": the sections and their counts
+    # differences and key columns every sample row shows (``relations.py``): generated rows keep them
+    relations: RowRelations = field(default_factory=RowRelations)
+    # row columns (a list's elements: column 0) the statement bounds by a header value
+    # ("1 <= b <= w"): generated values are mapped into [lo, that value] (``relations.py``)
+    head_bounds: list[HeadBound] = field(default_factory=list)
+    # fixed layouts: (word position, int position) with the word exactly that long in every sample
+    length_of: list[tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=list)
 
     # ------------------------------------------------------------------ inference
 
@@ -198,6 +213,26 @@ class StdioModel:
         m._fit(ranges, alpha)
         if m.shape in ("counted", "repeat") and not m.structure.labels and m.structure.width_of is None:
             m.ordered = ordered_columns(m, statement)
+        for sl in m._all_slots():
+            if sl.kind == "word" and not sl.choices and (pairs := balanced_pairs([str(x) for x in sl.obs], statement)):
+                sl.balanced, sl.min_len = pairs, max(2, sl.min_len)
+        if m.shape == "fixed":
+            m.length_of = [(w, k) for w, k in length_ties(toks, [[sl.kind for sl in ln] for ln in m.lines])
+                           if not m.lines[w[0]][w[1]].choices]
+            for (li, j), (lk, k) in m.length_of:  # an unnamed number that is a length: the word's lengths
+                word, num = m.lines[li][j], m.lines[lk][k]
+                if not num.name:
+                    num.lo, num.hi = float(word.min_len), float(max(word.min_len, word.max_len))
+                else:  # the statement bounds the number: the word's lengths are its range
+                    word.min_len = max(1, int(num.lo))
+                    word.max_len = max(word.min_len, min(int(num.hi), 100_000))
+        if m.shape in ("counted", "list") and m.structure.width_of is None:
+            m._bind_heads(toks, statement)
+        if m.shape in ("counted", "repeat") and m.structure.width_of is None:
+            start = 1 if m.shape == "counted" else 0
+            m.relations = infer_relations([t[start:] for t in toks], [sl.kind for sl in m.row],
+                                          [sl.name for sl in m.row], statement,
+                                          frozenset(m.structure.ends) if m.structure.graph else frozenset())
         return m
 
     def _name_slots(self, desc: list[InputLine]) -> None:
@@ -222,6 +257,44 @@ class StdioModel:
         if self.shape in ("counted", "repeat") and len(blocks) == 1 and len(blocks[0].names) == len(self.row):
             for sl, nm in zip(self.row, blocks[0].names):
                 sl.name = nm
+
+    def _bind_heads(self, toks: list[list[list[str]]], statement: str) -> None:
+        """Row columns bounded by a header value (``1 \\le b \\le w``): their domain becomes
+        [the stated lower bound, the header slot's maximum], each input's header value caps it."""
+        cols = [self.elem] if self.shape == "list" and self.elem is not None else self.row
+        if self.shape == "list":
+            samples = [(t[0], [[x] for x in t[1]] if len(t) > 1 else []) for t in toks]
+        else:
+            samples = [(t[0], t[1:]) for t in toks]
+        names = [None if (self.shape == "counted" and c in self.structure.labels) or sl.kind != "int" else sl.name
+                 for c, sl in enumerate(cols)]
+        self.head_bounds = infer_head_bounds(statement, [sl.name for sl in self.lines[0]], names, samples, said_of)
+        for b in self.head_bounds:
+            sl, hs = cols[b.col], self.lines[0][b.head]
+            if b.lo is not None:
+                sl.lo = float(b.lo)
+            sl.hi = max(sl.lo, hs.hi - b.strict)
+
+    def _tie_lengths(self, vals: list[list[Any]]) -> None:
+        """Each tied word made as long as its number says, the number kept within both domains."""
+        for (li, j), (lk, k) in self.length_of:
+            word, num = self.lines[li][j], self.lines[lk][k]
+            n = int(vals[lk][k])
+            n = max(int(num.lo), word.min_len, min(n, int(num.hi), word.max_len))
+            vals[lk][k] = n
+            vals[li][j] = fit_length(str(vals[li][j]), n)
+
+    def _cap_rows(self, rows: list[list[Any]], head: list[Any]) -> bool:
+        """Map each bounded column's values into [lo, its header value]; False when none fits."""
+        for b in self.head_bounds:
+            sl = self.elem if self.shape == "list" and self.elem is not None else self.row[b.col]
+            col = [r[b.col] for r in rows]
+            capped = bound_values(col, int(sl.lo), int(sl.hi), int(head[b.head]) - b.strict)
+            if capped is None:
+                return False
+            for r, v in zip(rows, capped):
+                r[b.col] = v
+        return True
 
     def _all_slots(self) -> list[Slot]:
         out = [s for ln in self.lines for s in ln] + list(self.row)
@@ -332,6 +405,13 @@ class StdioModel:
             return int(sl.hi) if sl.kind == "int" else sl.hi
         return self._value(sl, kind, rng, i, j)
 
+    def _row_bound(self, c: int, head: Optional[list[Any]] = None) -> tuple[int, int]:
+        lo, hi = int(self.row[c].lo), int(self.row[c].hi)
+        for b in self.head_bounds if head is not None else ():
+            if b.col == c:
+                hi = min(hi, int(head[b.head]) - b.strict)  # type: ignore[index]
+        return lo, hi
+
     def _render(self, lines: list[list[str]]) -> str:
         return "".join(" ".join(ln) + "\n" for ln in lines)
 
@@ -349,6 +429,7 @@ class StdioModel:
         header: list[list[Any]] = []
         if self.shape == "fixed":
             header = [[self._head(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
+            self._tie_lengths(header)
             return self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)])
         n = self._count(kind, rng, i) if n is None else n
         if self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None):
@@ -357,16 +438,26 @@ class StdioModel:
             n = max(n, -self.count_offset)
             rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)]
                     for _ in range(n + self.count_offset)]
+            if self.relations and self.relations.fix(rows, self._row_bound, rng) is None:
+                return None
             head = [sl.fmt(self._value(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
             assert self.count_at is not None
             head[self.count_at] = str(n)
             return self._render([head] + [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows])
+        head_vals: Optional[list[Any]] = None
+        if self.head_bounds:  # the header first: it caps the bounded columns
+            head_vals = [self._head(sl, kind, rng, i, j) for j, sl in enumerate(self.lines[0])]
+            head_vals[self.count_at] = n  # type: ignore[index]
         if self.shape in ("counted", "repeat"):
             rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)] for _ in range(n)]
+            if head_vals is not None and not self._cap_rows(rows, head_vals):
+                return None
             for r in rows:
                 for j in self.ordered:
                     if r[j] > r[j + 1]:
                         r[j], r[j + 1] = r[j + 1], r[j]
+            if self.relations and self.relations.fix(rows, lambda c: self._row_bound(c, head_vals), rng) is None:
+                return None
             order = row_order(kind, i)
             if rows and order:
                 rows.sort(reverse=order == "descending")
@@ -374,6 +465,11 @@ class StdioModel:
         else:  # list
             assert self.elem is not None
             vals = [self._value(self.elem, kind, rng, i, j) for j in range(n)]
+            if head_vals is not None:
+                box = [[v] for v in vals]
+                if not self._cap_rows(box, head_vals):
+                    return None
+                vals = [r[0] for r in box]
             order = row_order(kind, i)
             if order:
                 vals.sort(reverse=order == "descending")
@@ -382,7 +478,10 @@ class StdioModel:
             if n == 0:
                 return None
             return self._render(body)
-        head = [sl.fmt(self._head(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
+        if head_vals is not None:
+            head = [sl.fmt(v) for sl, v in zip(self.lines[0], head_vals)]
+        else:
+            head = [sl.fmt(self._head(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
         assert self.count_at is not None
         head[self.count_at] = str(n)
         return self._render([head] + body)
@@ -451,6 +550,16 @@ class StdioModel:
             bound = int(head[j])
             for r in rows:
                 r[c] = rng.randint(st.base, bound - 1 + st.base)
+
+        def row_bound(c: int) -> tuple[int, int]:
+            if c in st.labels:
+                return st.base, int(head[st.labels[c]]) - 1 + st.base
+            return self._row_bound(c, head)
+
+        if self.head_bounds and not self._cap_rows(rows, head):
+            return None
+        if self.relations and self.relations.fix(rows, row_bound, rng) is None:
+            return None
         lines = [[sl.fmt(v) for sl, v in zip(head_slots, head)]]
         lines += [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
         return self._render(lines)
@@ -463,11 +572,14 @@ class StdioModel:
             start = 1 if self.shape == "counted" else 0
             body = seed[start:]
             op = rng.randrange(4)
+            if (self.relations or self.head_bounds) and op == 1:
+                op = 2  # a new row could break a relation: only drop, reorder or change free columns
             st = self.structure
             if st.labels or st.width_of is not None or self.count_offset:
                 # rows are a tree, a graph or a grid: only reorder rows or change the free columns
                 op = 2 if rng.random() < 0.5 else 3
-                free = [j for j in range(len(self.row)) if j not in st.labels and st.width_of is None]
+                free = [j for j in range(len(self.row)) if j not in st.labels and st.width_of is None
+                        and j not in self.relations.columns(len(self.row))]
                 if op == 3 and not free:
                     op = 2
                 if op == 3:
@@ -485,9 +597,10 @@ class StdioModel:
                 i, j = rng.sample(range(len(body)), 2)
                 body[i], body[j] = body[j], body[i]
             else:
+                tied = self.relations.columns(len(self.row)) | {b.col for b in self.head_bounds}
                 for r in body:
                     for j, sl in enumerate(self.row):
-                        if j < len(r) and rng.random() < 0.3:
+                        if j < len(r) and j not in tied and rng.random() < 0.3:
                             r[j] = sl.fmt(sl.mutate(_parse(r[j], sl.kind), rng))
             if self.shape == "counted":
                 head = seed[0]
@@ -500,6 +613,10 @@ class StdioModel:
                 for j, sl in enumerate(slots):
                     if rng.random() < 0.5:
                         ln[j] = sl.fmt(sl.mutate(_parse(ln[j], sl.kind), rng))
+            if self.length_of:
+                vals = [[_parse(t, sl.kind) for t, sl in zip(ln, slots)] for ln, slots in zip(seed, self.lines)]
+                self._tie_lengths(vals)
+                seed = [[sl.fmt(v) for v, sl in zip(ln, slots)] for ln, slots in zip(vals, self.lines)]
             return self._render(seed)
         if self.shape == "list" and self.elem is not None and len(seed) > 1:
             vals = [_parse(x, self.elem.kind) for x in seed[1]]
@@ -512,6 +629,9 @@ class StdioModel:
                 for j in range(len(vals)):
                     if rng.random() < 0.3:
                         vals[j] = self.elem.mutate(vals[j], rng)
+            for b in self.head_bounds:  # within the header value that bounds them
+                cap = int(seed[0][b.head]) - b.strict
+                vals = [min(v, cap) for v in vals]
             assert self.count_at is not None
             seed[0][self.count_at] = str(len(vals))
             seed[1] = [self.elem.fmt(v) for v in vals]
@@ -680,7 +800,8 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
                 decs = max(decs, len(s.split(".")[1]))
         sl.decimals = max(1, min(decs, 9))
     # |x| <= hi only for the value of that name: a string's |s| <= 20 is no range of an unnamed number
-    fits = [r for r in ranges if not r.is_length and r.lo is not None and r.hi is not None
+    # a range said of a length ("n, the length of the string") is still the range of the number named n
+    fits = [r for r in ranges if (not r.is_length or said_of(r.name, sl.name)) and r.lo is not None and r.hi is not None
             and r.lo <= omin and omax <= r.hi and (not r.bars or said_of(r.name, sl.name))]
     own = [r for r in fits if said_of(r.name, sl.name)]
     if own:  # the statement names this value and bounds that name: its range, even if a wider one
