@@ -18,6 +18,7 @@ import time
 from typing import Any, Callable, Optional, Sequence
 
 from sandbox.backends.base import Deadline
+from sandbox.cpu_gate import FLOOR_PER_CORE
 from sandbox.models import RunRequest, RunResult
 
 from .admission import MARGIN_S, Lease
@@ -121,13 +122,14 @@ def whole_answer_due(seconds: float, cpu_s: float) -> Deadline:
     """A request whose client waits for its whole answer for ``seconds`` (``/v1/run``, ``/run_code``).
 
     The answer is due by then less the admission's margin (the client's own send and receive,
-    encoding). A program whose turn comes with less time left than its CPU limit is not started:
-    the client gets 503 (504 on /run_code) at once and retries, instead of a verdict cut short
-    or an answer after it stopped listening. (One that starts in time and shares a core at most
-    twice, as the CPU gate keeps it, needs at most twice its CPU time by the clock: one using up
-    to half its limit is never cut short by the deadline.)"""
-    reply_by = time.monotonic() + max(0.0, seconds - MARGIN_S)
-    return Deadline(reply_by=reply_by, start_by=reply_by - cpu_s)
+    encoding). A program is started only while it can still use its whole CPU limit sharing a
+    core with one other (as many as the CPU gate lets share one): with ``FLOOR_PER_CORE`` x its
+    limit left, or half the client's time if that is less. One whose turn comes later is not
+    started: the client gets 503 (504 on /run_code) at once and retries, instead of a verdict
+    cut short or an answer after it stopped listening."""
+    now = time.monotonic()
+    reply_by = now + max(0.0, seconds - MARGIN_S)
+    return Deadline(reply_by=reply_by, start_by=reply_by - min(FLOOR_PER_CORE * cpu_s, (reply_by - now) / 2))
 
 
 def batch_due(seconds: float) -> Deadline:

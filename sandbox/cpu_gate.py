@@ -8,20 +8,24 @@ one is late together: 64 correct programs of 1.4 s of CPU each, sent at once by 
 machine could have finished most of them one after another in that time.
 
 So past a floor of executions in flight (``floor_per_core``, 2 per core), a slot starts its
-next one only while the cores are not crowded by our own CPU-bound programs. Crowded means both:
+next one only while the cores are not crowded by our own CPU-bound programs. It holds when both:
 
 * the machine has more than ``runnable_per_core`` tasks per core ready to run right now (the
   kernel's count, ``/proc/loadavg``: a program is in it from the moment it is forked, so a
   burst is seen as it arrives; a sleeping program is not); and
-* at least the floor of our executions are CPU-bound: their slot's cgroup account grew by at
-  least ``BUSY_SHARE`` of a core in each of the last two windows (``SAMPLE_S``), so one program
-  has been burning CPU that long. Sleepers do not grow it; quick programs (milliseconds each)
-  pass through a slot now and then, not window after window; so neither holds the gate, nor
-  does another tenant's load, which is not in our account.
+* at least the floor of our executions are, or may be, CPU-bound. One is CPU-bound when its
+  slot's cgroup account grew by at least ``BUSY_SHARE`` of a core in each of the last two
+  windows (``SAMPLE_S``). Sleepers do not grow it, nor does another tenant's load, which is
+  not in our account; so neither holds the gate.
 
-Until two windows have been measured since the service was last idle (a burst from nothing),
-and whenever more than ``BURST_FLOORS`` floors' worth of executions started since the last
-window (a burst it has not seen yet), the machine's count alone decides.
+An execution that started less than two windows ago has not been measured yet: it may be
+CPU-bound, so it counts as such (``busy + unmeasured`` must stay below the floor). Quick
+programs (milliseconds each) are always this young, so on a crowded machine they too run at
+most the floor at a time: what this costs quick workloads is in docs/api.md. Admitting on
+the slots' measure alone let a flood in: when a few CPU-bound programs ended and others had
+just taken their slots, the measure read "fewer than the floor are busy" and 17 more started at
+once, all to be killed together by the clock. Until two windows have been measured since the
+service was last idle (a burst from nothing), the gate holds past the floor.
 
 CPU-bound programs hold the gate, and the queue drains a few at a time, each finishing in about
 its own CPU time (2 per core share a core at most, which the default wall limit of 2 x time +
@@ -33,13 +37,15 @@ from __future__ import annotations
 
 import os
 import time
+from collections import deque
 from typing import Callable, Optional, Sequence
 
 LOADAVG = "/proc/loadavg"
 POLL_S = 0.05  # while closed, one waiting slot asks again this often
 SAMPLE_S = 0.2  # the slots' CPU use is measured over windows at least this long
+FLOOR_PER_CORE = 2  # executions per core it always lets run: at most this many share a core
+MOST_SLOTS = 4096  # more executions than this never run at once: the start times it keeps
 BUSY_SHARE = 0.05  # a slot that used this much of a core in each of two windows runs a CPU-bound program
-BURST_FLOORS = 4  # more than this many floors' worth started since the last window: a burst it has not seen
 
 
 def _read(path: str, size: int) -> bytes:
@@ -65,7 +71,7 @@ class CpuGate:
     where unknown)."""
 
     def __init__(self, cores: int, slots_cpu_s: Callable[[], Sequence[Optional[float]]],
-                 runnable_per_core: float = 2.0, floor_per_core: int = 2, loadavg: str = LOADAVG):
+                 runnable_per_core: float = 2.0, floor_per_core: int = FLOOR_PER_CORE, loadavg: str = LOADAVG):
         self.cores = max(1, cores)
         self.slots_cpu_s = slots_cpu_s
         self.most_runnable = runnable_per_core * self.cores
@@ -76,13 +82,16 @@ class CpuGate:
         self._sample: Sequence[Optional[float]] = ()
         self._grew: Optional[set[int]] = None  # slots that grew in the last window; None: no window yet
         self._busy: Optional[int] = None  # slots that grew in the last two windows; None: not known
-        self._in_flight_at_sample = 0
+        self._grew_from: Optional[float] = None  # when the window of _grew began
+        self._windows_from: Optional[float] = None  # when the older of those two windows began
+        # When it admitted each of the latest executions (more than ever run at once).
+        self._starts: deque[float] = deque(maxlen=MOST_SLOTS)
 
     def describe(self) -> dict:
         """What /healthz shows of it."""
         return {"floor": self.floor, "most_runnable": self.most_runnable, "held": self.held}
 
-    def _measure(self, now: float, in_flight: int) -> None:
+    def _measure(self, now: float) -> None:
         if self._sampled_at is not None and now - self._sampled_at < SAMPLE_S:
             return
         sample = self.slots_cpu_s()
@@ -91,25 +100,41 @@ class CpuGate:
             span = now - self._sampled_at
             grew = {i for i, (a, b) in enumerate(zip(self._sample, sample))
                     if a is not None and b is not None and b - a >= BUSY_SHARE * span}
-        self._busy = len(grew & self._grew) if grew is not None and self._grew is not None else None
-        self._grew, self._sampled_at, self._sample, self._in_flight_at_sample = grew, now, sample, in_flight
+        if grew is not None and self._grew is not None:
+            self._busy = len(grew & self._grew)
+            self._windows_from = self._grew_from
+        self._grew_from = self._sampled_at
+        self._grew, self._sampled_at, self._sample = grew, now, sample
 
     def _forget(self) -> None:
         """The service is idle: what comes next is a new burst."""
         self._sampled_at, self._sample, self._grew, self._busy = None, (), None, None
+        self._grew_from = self._windows_from = None
+        self._starts.clear()
+
+    def _unmeasured(self, in_flight: int) -> int:
+        """Executions in flight that started too late to be in both windows measured."""
+        while self._starts and self._windows_from is not None and self._starts[0] < self._windows_from:
+            self._starts.popleft()
+        return min(in_flight, len(self._starts))
+
+    def _admit(self, now: float) -> bool:
+        self._starts.append(now)
+        return True
 
     def admits(self, in_flight: int) -> bool:
+        """Whether one more may start now; a yes is taken as that execution starting."""
+        now = time.monotonic()
         if in_flight == 0:
             self._forget()
         if in_flight < self.floor:
-            return True
+            return self._admit(now)
         ready = runnable_tasks(self.loadavg)
         if ready is None or ready <= self.most_runnable:
-            return True
-        self._measure(time.monotonic(), in_flight)
-        unseen_burst = in_flight - self._in_flight_at_sample > BURST_FLOORS * self.floor
-        if self._busy is not None and self._busy < self.floor and not unseen_burst:
-            return True  # what crowds the cores is not our CPU-bound programs
+            return self._admit(now)
+        self._measure(now)
+        if self._busy is not None and self._busy + self._unmeasured(in_flight) < self.floor:
+            return self._admit(now)  # what crowds the cores is not our CPU-bound programs
         self.held += 1
         return False
 

@@ -1,6 +1,7 @@
 """The CPU gate: past its floor, a slot starts its next execution only while our own CPU-bound
-programs do not crowd the cores; sleepers, quick programs and other tenants never hold it, and a
-count it cannot read leaves it open (it orders work, never judges it)."""
+programs do not crowd the cores; programs it has not measured yet count as CPU-bound; sleepers
+and other tenants never hold it, and a count it cannot read leaves it open (it orders work,
+never judges it)."""
 
 from __future__ import annotations
 
@@ -61,12 +62,33 @@ def test_the_gate_closes_only_when_our_cpu_bound_programs_crowd_the_cores(tmp_pa
     burst = gate(tmp_path, 9, busy=0)
     assert not burst.admits(burst.floor)
     assert warmed(gate(tmp_path, 3, busy=4)).admits(40)  # the cores have no queue
-    # The machine is crowded, but not by our CPU-bound programs (sleepers, quick programs,
-    # another tenant): ours may start.
+    # The machine is crowded, but not by our CPU-bound programs (sleepers, another tenant):
+    # ours may start (1 busy and the 2 that warming started, not measured yet: 3 below the floor).
     assert warmed(gate(tmp_path, 9, busy=1)).admits(40)
     # Counts it cannot read leave it open: the slots' (past start-up), or the machine's.
     assert warmed(CpuGate(cores=2, slots_cpu_s=lambda: [None] * 16, loadavg=loadavg(tmp_path, 9))).admits(40)
     assert warmed(CpuGate(cores=2, slots_cpu_s=Slots(16, 4), loadavg=str(tmp_path / "none"))).admits(40)
+
+
+def test_programs_it_has_not_measured_yet_count_as_cpu_bound(tmp_path):
+    """Fewer than the floor measured busy (some CPU-bound programs ended, others just took their
+    slots): it lets in only as many as keep the busy and the unmeasured below the floor. Judged on
+    the measure alone, it let a flood in (17 at once, in verl's burst), all then killed together
+    by the clock."""
+    g = gate(tmp_path, 9, busy=1)
+    admitted = []
+    for _ in range(3):  # two windows measured: 1 busy
+        admitted.append(g.admits(40))
+        time.sleep(SAMPLE_S + 0.02)
+    admitted += [g.admits(40) for _ in range(20)]  # a burst in the same window
+    assert sum(admitted) == g.floor - 1, admitted
+    # Once measured (they never grew: sleepers), they no longer hold it.
+    for _ in range(10):
+        time.sleep(SAMPLE_S + 0.02)
+        if g.admits(40):
+            break
+    else:
+        raise AssertionError("programs measured as sleepers still held the gate")
 
 
 def test_a_closed_gate_holds_work_back_and_lets_it_start_when_it_opens(tmp_path):
