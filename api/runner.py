@@ -124,12 +124,14 @@ def whole_answer_due(seconds: float, cpu_s: float) -> Deadline:
     The answer is due by then less the admission's margin (the client's own send and receive,
     encoding). A program is started only while it can still use its whole CPU limit sharing a
     core with one other (as many as the CPU gate lets share one): with ``FLOOR_PER_CORE`` x its
-    limit left, or half the client's time if that is less. One whose turn comes later is not
-    started: the client gets 503 (504 on /run_code) at once and retries, instead of a verdict
-    cut short or an answer after it stopped listening."""
+    limit left; a client whose whole time is shorter than that allows: half of it, and never
+    less than the limit. One whose turn comes later is not started: the client gets 503 (504 on
+    /run_code) at once and retries, instead of a verdict cut short or an answer after it stopped
+    listening."""
     now = time.monotonic()
     reply_by = now + max(0.0, seconds - MARGIN_S)
-    return Deadline(reply_by=reply_by, start_by=reply_by - min(FLOOR_PER_CORE * cpu_s, (reply_by - now) / 2))
+    needs = max(cpu_s, min(FLOOR_PER_CORE * cpu_s, (reply_by - now) / 2))
+    return Deadline(reply_by=reply_by, start_by=reply_by - needs)
 
 
 def batch_due(seconds: float) -> Deadline:

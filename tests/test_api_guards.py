@@ -232,3 +232,17 @@ def test_the_clock_allowance_fits_the_time_left_and_never_cuts_the_wall_limit():
     assert lim.within(100) is lim and lim.clock_budget_s() == 25
     assert lim.within(12).clock_budget_s() == pytest.approx(12)
     assert lim.within(3).clock_budget_s() == 5 and lim.within(-1).wall_s == 5  # the program's own limit stays
+
+
+def test_a_program_starts_only_while_it_can_use_its_whole_limit_sharing_a_core():
+    """The latest start leaves twice the CPU limit (2 programs share a core under the CPU gate);
+    a client whose whole time is shorter than that: half of it, never less than the limit."""
+    from api.runner import MARGIN_S, whole_answer_due
+
+    def needs(seconds: float, cpu_s: float) -> float:
+        d = whole_answer_due(seconds, cpu_s)
+        return d.reply_by - d.start_by
+
+    assert needs(12, 1) == pytest.approx(2)  # verl, timeout=1: HTTP 12 s
+    assert needs(21, 10) == pytest.approx(10)  # verl, run 10 s, compile 1 s: 19 s to answer in
+    assert needs(30, 10) == pytest.approx((30 - MARGIN_S) / 2)
