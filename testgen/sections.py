@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, input_lines
+from .relations import stated_bounds
 from .shapes import CROWDED_ROWS, STRESS_LADDER, crowded, row_order, stress_step
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
@@ -63,6 +64,15 @@ class Sections:
     parts: list[Section]
     seeds: list[list[list[list[str]]]] = field(default_factory=list)  # per sample, per section: its lines
     confirmed: bool = False  # the statement's input description lists the same lines and blocks
+    # header values the statement bounds by another header value ("2 <= k <= n"), every sample
+    # agreeing: (the bounded value, the bounding one, 1 if strict); generated headers keep them
+    head_le: list[tuple[Ref, Ref, int]] = field(default_factory=list)
+    # header values an equation the statement states determines ("s_1 + s_2 = n + 1"), true in
+    # every sample: (the value it sets, {other value: coefficient}, constant), value = sum + constant
+    head_eq: list[tuple[Ref, dict[Ref, int], int]] = field(default_factory=list)
+    # the lists' values together are a permutation of perm..perm+T-1 (T: all their values) in
+    # every sample (two stacks of crates numbered 0..n; one list of 1..n): None when not
+    perm: Optional[int] = None
 
     def signature(self) -> str:
         return "".join({"line": "L", "list": "V", "rows": "R"}[s.kind] for s in self.parts)
@@ -268,6 +278,15 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
     # structures of each block of rows: labels bounded by a header value, trees, graphs, grids
     flat = [(si, j) for si, p in enumerate(parts) if p.kind == "line" for j in range(len(p.slots))]
     for k, p in enumerate(parts):
+        if p.kind == "list" and p.ref is not None and p.slots[0].kind == "int":
+            # a list of labels ("k distinct integers, the planets ..."): values in 1..n of a header n
+            headers = [[s[si][0][j] for si, j in flat] for s in splits]
+            try:
+                st = detect(headers, [[[x] for x in s[k][0]] for s in splits], ("int",), "", None)
+            except (IndexError, ValueError):
+                st = Structure()
+            if st.labels:
+                p.structure = Structure(labels={0: flat[st.labels[0]]}, base=st.base)  # type: ignore[dict-item]
         if p.kind != "rows" or p.ref is None:
             continue
         headers = [[s[si][0][j] for si, j in flat] for s in splits]
@@ -287,8 +306,137 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
         if p.kind in ("list", "rows"):
             p.rising = _rising(p, [s[k] for s in splits], statement)
     m = StdioModel(shape="sections", seeds=toks)
-    m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed)
+    m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed,
+                          head_le=_head_bounds(parts, splits, flat, statement),
+                          head_eq=_head_equations(parts, splits, flat, statement),
+                          perm=_joint_permutation(parts, splits))
     return m
+
+
+PERM_MIN = 4  # values one sample must have before its lists being a permutation is more than chance
+
+
+def _joint_permutation(parts: list[Section], splits: list[list[list[list[str]]]]) -> Optional[int]:
+    """The base b when, in every sample, the int lists' values together are exactly
+    b..b+T-1 (T the number of their values) and one sample has ``PERM_MIN`` or more; else None."""
+    lists = [k for k, p in enumerate(parts) if p.kind == "list" and p.slots[0].kind == "int"]
+    if not lists or not splits:
+        return None
+    for base in (0, 1):
+        ok, big = True, False
+        for s in splits:
+            try:
+                vals = sorted(int(x) for k in lists for x in s[k][0])
+            except (ValueError, IndexError):
+                return None
+            if vals != list(range(base, base + len(vals))):
+                ok = False
+                break
+            big = big or len(vals) >= PERM_MIN
+        if ok and big:
+            return base
+    return None
+
+
+_TERM = r"(?:[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|\d+)"
+_EQ = re.compile(rf"(?<![\w}}=<>≤≥!+\-*/^])({_TERM}(?:\s*[+-]\s*{_TERM})*)\s*=\s*({_TERM}(?:\s*[+-]\s*{_TERM})*)"
+                 rf"(?![\w{{=*/^(])")
+
+
+def _linear(expr: str) -> tuple[dict[str, int], int]:
+    """'s_1 + s_2' -> ({'s_1': 1, 's_2': 1}, 0); names bare."""
+    coef: dict[str, int] = {}
+    const = 0
+    for sign, term in re.findall(rf"([+-]?)\s*({_TERM})", expr):
+        k = -1 if sign == "-" else 1
+        if term.isdigit():
+            const += k * int(term)
+        else:
+            nm = _bare_name(term)
+            coef[nm] = coef.get(nm, 0) + k
+    return coef, const
+
+
+def _head_equations(parts: list[Section], splits: list[list[list[list[str]]]], flat: list[Ref], statement: str
+                    ) -> list[tuple[Ref, dict[Ref, int], int]]:
+    """Equations among named header values the statement states (``s_1 + s_2 = n + 1``) and every
+    sample satisfies, each solved for a value that counts no block (the counts stay drawn as
+    before and that value follows them)."""
+    from .constraints import normalize
+
+    where = {_bare_name(parts[si].slots[j].name): (si, j) for si, j in flat if parts[si].slots[j].name}
+    fixed = {p.ref for p in parts if p.ref is not None}  # counts; bounds of labels may follow
+    out: list[tuple[Ref, dict[Ref, int], int]] = []
+    for mt in _EQ.finditer(normalize(statement)):
+        (lc, lk), (rc, rk) = _linear(mt.group(1)), _linear(mt.group(2))
+        coef = dict(lc)
+        for nm, c in rc.items():
+            coef[nm] = coef.get(nm, 0) - c
+        coef = {nm: c for nm, c in coef.items() if c}
+        const = lk - rk  # sum(coef * value) + const = 0
+        if len(coef) < 2 or any(nm not in where for nm in coef):
+            continue
+        refs = {where[nm]: c for nm, c in coef.items()}
+        try:
+            ok = all(sum(c * int(s[r[0]][0][r[1]]) for r, c in refs.items()) + const == 0 for s in splits)
+        except (ValueError, IndexError):
+            ok = False
+        free = [r for r, c in refs.items() if abs(c) == 1 and r not in fixed and all(r != e[0] for e in out)]
+        if not ok or not free:
+            continue
+        t = free[-1]
+        k = refs.pop(t)  # k * t + sum + const = 0  ->  t = -(sum + const) / k
+        out.append((t, {r: -c * k for r, c in refs.items()}, -const * k))
+    return out
+
+
+def _keep_equations(m: "StdioModel", head: list[list[Any]]) -> bool:
+    """Set each value a stated equation determines; False when it comes out negative where its
+    range is not (its own stated range may be unknown: the equation is what the statement says)."""
+    assert m.sections is not None
+    for t, others, const in m.sections.head_eq:
+        v = sum(c * int(head[r[0]][r[1]]) for r, c in others.items()) + const
+        if v < 0 <= m.sections.parts[t[0]].slots[t[1]].lo:
+            return False
+        head[t[0]][t[1]] = v
+    return True
+
+
+def _head_bounds(parts: list[Section], splits: list[list[list[list[str]]]], flat: list[Ref], statement: str
+                 ) -> list[tuple[Ref, Ref, int]]:
+    """Header values the statement bounds above by another named header value (``2 \\le k \\le n``,
+    ``m < n``), kept only where every sample respects the bound (else the names are not read right)."""
+    where = {_bare_name(parts[si].slots[j].name): (si, j) for si, j in flat if parts[si].slots[j].name}
+    out: list[tuple[Ref, Ref, int]] = []
+    for name, _, upper, strict in stated_bounds(statement):
+        a, b = where.get(name), where.get(upper)
+        if a is None or b is None or a == b or any(x[0] == a for x in out):
+            continue
+        try:
+            ok = all(int(s[a[0]][0][a[1]]) <= int(s[b[0]][0][b[1]]) - strict for s in splits)
+        except (ValueError, IndexError):
+            ok = False
+        if ok:
+            out.append((a, b, strict))
+    return out
+
+
+def _bare_name(name: str) -> str:
+    return re.sub(r"[{}\s']", "", name)
+
+
+def _keep_head_bounds(m: "StdioModel", head: list[list[Any]]) -> bool:
+    """Lower each header value the statement bounds by another to that value (a count only
+    shrinks); False when that takes it below its own stated minimum."""
+    assert m.sections is not None
+    for _ in range(2):  # a chain k <= m <= n settles in two passes over short lists
+        for (a, b, strict) in m.sections.head_le:
+            cap = int(head[b[0]][b[1]]) - strict
+            if int(head[a[0]][a[1]]) > cap:
+                if cap < m.sections.parts[a[0]].slots[a[1]].lo:
+                    return False
+                head[a[0]][a[1]] = cap
+    return True
 
 
 RISING_MIN = 3  # values in one sample before a rise from value to value is more than chance
@@ -432,8 +580,10 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             sl = parts[r[0]].slots[r[1]]
             least = max(int(sl.lo), max(-p.offset for p in _users(parts, r)))
             head[r[0]][r[1]] = max(least, int(head[r[0]][r[1]] * f))
-    if not _graphs_fit(parts, head):
+    if not _keep_head_bounds(m, head) or not _graphs_fit(parts, head) or not _keep_head_bounds(m, head) \
+            or not _keep_equations(m, head):
         return None
+    perm = _permuted(m, head, rng)
     lines: list[list[str]] = []
     for k, p in enumerate(parts):
         if p.kind == "line":
@@ -445,7 +595,21 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             el = p.slots[0]
             vals = [m._value(el, kind, rng, i, j) for j in range(n)]
             order = row_order(kind, i)
-            if 0 in p.rising:
+            if perm is not None:
+                vals = [perm.pop() for _ in range(n)]
+            elif p.structure.labels:  # labels: in base..base+n-1 of their header n, distinct if so read
+                si, j = p.structure.labels[0]  # type: ignore[misc]
+                span = range(p.structure.base, int(head[si][j]) + p.structure.base)
+                if p.rising.get(0) in ("distinct", "strict"):
+                    if len(span) < n:
+                        return None
+                    vals = rng.sample(span, n)
+                else:
+                    vals = [rng.choice(span) for _ in range(n)] if span else []
+            if 0 in p.rising and (p.structure.labels or perm is not None):
+                if p.rising[0] != "distinct":
+                    vals.sort()
+            elif 0 in p.rising:
                 risen = _rise(vals, p.rising[0], el, rng, stress_step(i)[1] if kind == "stress" else None)
                 if risen is None:
                     return None
@@ -459,6 +623,19 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             return None
         lines += [[sl.fmt(v) for sl, v in zip(p.slots, r)] for r in rows]
     return "".join(" ".join(ln) + "\n" for ln in lines)
+
+
+def _permuted(m: "StdioModel", head: list[list[Any]], rng: random.Random) -> Optional[list[int]]:
+    """The values of the lists, when they are one permutation (``Sections.perm``), shuffled; the
+    lists take them from the end in order."""
+    assert m.sections is not None
+    if m.sections.perm is None:
+        return None
+    total = sum(int(head[p.ref[0]][p.ref[1]]) + p.offset for p in m.sections.parts
+                if p.kind == "list" and p.ref is not None and p.slots[0].kind == "int")
+    vals = list(range(m.sections.perm, m.sections.perm + total))
+    rng.shuffle(vals)
+    return vals
 
 
 def _graphs_fit(parts: list[Section], head: list[list[Any]]) -> bool:
@@ -551,7 +728,10 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
     fixed = _bounds(parts)
     own = [k for k, p in enumerate(parts) if p.ref is not None and len(_users(parts, p.ref)) == 1
            and p.ref not in {r for q in parts for r in q.structure.labels.values()}  # type: ignore[misc]
-           and not p.structure.labels and p.structure.width_of is None]
+           and not p.structure.labels and p.structure.width_of is None
+           and not (p.kind == "list" and m.sections.perm is not None)
+           and not any(p.ref in e[1] or p.ref == e[0] for e in m.sections.head_eq)
+           and not any(p.ref in e[:2] for e in m.sections.head_le)]
     if own and rng.random() < 0.5:
         k = rng.choice(own)
         p = parts[k]
@@ -576,7 +756,9 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
                 for j, tok in enumerate(ln):
                     sl = p.slots[0] if p.kind == "list" else p.slots[j]
                     if (p.kind == "line" and (k, j) in fixed) or (p.kind == "rows" and j in skip) \
-                            or (p.kind == "list" and 0 in p.rising) or (p.kind == "rows" and j in p.rising):
+                            or (p.kind == "list" and (0 in p.rising or p.structure.labels
+                                                      or m.sections.perm is not None)) \
+                            or (p.kind == "rows" and j in p.rising):
                         continue
                     if rng.random() < 0.3:
                         ln[j] = sl.fmt(sl.mutate(_parse(tok, sl.kind), rng))
