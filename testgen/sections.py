@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, input_lines
-from .relations import stated_bounds
+from .relations import HeadBound, bound_values, infer_head_bounds, stated_bounds
 from .shapes import CROWDED_ROWS, STRESS_LADDER, crowded, row_order, stress_step
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
@@ -57,6 +57,12 @@ class Section:
     # ("x_1 < x_2 < \\dots < x_n", "strictly increasing", "sorted"): "strict" or "sorted"; a list
     # the statement calls distinct and whose samples repeat no value: "distinct"
     rising: dict[int, str] = field(default_factory=dict)
+    # rows: columns the statement bounds by a header value ("1 <= i < n"), every sample agreeing;
+    # ``HeadBound.head`` indexes the flat header (``Sections.flat``)
+    head_bounds: list[HeadBound] = field(default_factory=list)
+    # rows: label columns that take every label of their range in every sample ("at least one
+    # connection from city i to i+1 for each i"): generated blocks do too
+    covers: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -73,6 +79,7 @@ class Sections:
     # the lists' values together are a permutation of perm..perm+T-1 (T: all their values) in
     # every sample (two stacks of crates numbered 0..n; one list of 1..n): None when not
     perm: Optional[int] = None
+    flat: list[Ref] = field(default_factory=list)  # the header values of every line, in order
 
     def signature(self) -> str:
         return "".join({"line": "L", "list": "V", "rows": "R"}[s.kind] for s in self.parts)
@@ -302,6 +309,14 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
         if p.structure.width_of is None and not p.structure.graph:  # l <= r also among labels
             tmp = StdioModel(shape="repeat", row=p.slots, seeds=[s[k] for s in splits])
             p.ordered = ordered_columns(tmp, statement)
+        if p.structure.width_of is None:
+            from .constraints import said_of
+
+            p.head_bounds = infer_head_bounds(
+                statement, [parts[si].slots[j].name for si, j in flat],
+                [sl.name if sl.kind == "int" else None for sl in p.slots], list(zip(headers, [s[k] for s in splits])),
+                said_of)
+            p.covers = _covers(p, headers, [s[k] for s in splits], flat)
     for k, p in enumerate(parts):
         if p.kind in ("list", "rows"):
             p.rising = _rising(p, [s[k] for s in splits], statement)
@@ -309,7 +324,7 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
     m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed,
                           head_le=_head_bounds(parts, splits, flat, statement),
                           head_eq=_head_equations(parts, splits, flat, statement),
-                          perm=_joint_permutation(parts, splits))
+                          perm=_joint_permutation(parts, splits), flat=flat)
     return m
 
 
@@ -400,6 +415,42 @@ def _keep_equations(m: "StdioModel", head: list[list[Any]]) -> bool:
             return False
         head[t[0]][t[1]] = v
     return True
+
+
+COVER_MIN = 3  # labels one sample must have before taking every one of them is more than chance
+
+
+def _cap_of(p: Section, c: int, flat: list[Ref], head: list[list[Any]]) -> Optional[int]:
+    """The largest value column ``c`` may take under the header value bounding it, if one does."""
+    for b in p.head_bounds:
+        if b.col == c:
+            si, j = flat[b.head]
+            return int(head[si][j]) - b.strict
+    return None
+
+
+def _covers(p: Section, headers: list[list[str]], blocks: list[list[list[str]]], flat: list[Ref]) -> list[int]:
+    """Label columns (not a graph's ends) whose values are every label of their range, under a
+    stated header bound where there is one, in every sample (one with ``COVER_MIN`` or more)."""
+    out = []
+    for c, ref in p.structure.labels.items():
+        if p.structure.graph and c in p.structure.ends:
+            continue
+        h = flat.index(ref)  # type: ignore[arg-type]
+        ok, big = True, False
+        for hd, rows in zip(headers, blocks):
+            top = int(hd[h]) - 1 + p.structure.base
+            for b in p.head_bounds:
+                if b.col == c:
+                    top = min(top, int(hd[b.head]) - b.strict)
+            want = set(range(p.structure.base, top + 1))
+            if {int(r[c]) for r in rows} != want:
+                ok = False
+                break
+            big = big or len(want) >= COVER_MIN
+        if ok and big:
+            out.append(c)
+    return out
 
 
 def _head_bounds(parts: list[Section], splits: list[list[list[list[str]]]], flat: list[Ref], statement: str
@@ -580,7 +631,7 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             sl = parts[r[0]].slots[r[1]]
             least = max(int(sl.lo), max(-p.offset for p in _users(parts, r)))
             head[r[0]][r[1]] = max(least, int(head[r[0]][r[1]] * f))
-    if not _keep_head_bounds(m, head) or not _graphs_fit(parts, head) or not _keep_head_bounds(m, head) \
+    if not _cover_fits(m, head) or not _keep_head_bounds(m, head) or not _graphs_fit(parts, head) or not _keep_head_bounds(m, head) \
             or not _keep_equations(m, head):
         return None
     perm = _permuted(m, head, rng)
@@ -623,6 +674,25 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             return None
         lines += [[sl.fmt(v) for sl, v in zip(p.slots, r)] for r in rows]
     return "".join(" ".join(ln) + "\n" for ln in lines)
+
+
+def _cover_fits(m: "StdioModel", head: list[list[Any]]) -> bool:
+    """A block whose labels cover their range needs as many rows as labels: the header value that
+    bounds the labels comes down to the row count (the token budget holds), within its range."""
+    assert m.sections is not None
+    for p in m.sections.parts:
+        if p.ref is None:
+            continue
+        for c in p.covers:
+            si, j = p.structure.labels[c]  # type: ignore[misc]
+            rows = int(head[p.ref[0]][p.ref[1]]) + p.offset
+            strict = next((b.strict for b in p.head_bounds if b.col == c), 0)
+            need = int(head[si][j]) - strict if any(b.col == c for b in p.head_bounds) else int(head[si][j])
+            if need > rows:
+                head[si][j] = int(head[si][j]) - (need - rows)
+                if head[si][j] < m.sections.parts[si].slots[j].lo:
+                    return False
+    return True
 
 
 def _permuted(m: "StdioModel", head: list[list[Any]], rng: random.Random) -> Optional[list[int]]:
@@ -688,14 +758,31 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
         a, b = st.ends
         for r, (u, v) in zip(rows, edges):
             r[a], r[b] = u - 1 + st.base, v - 1 + st.base
+    flat = m.sections.flat if m.sections is not None else []
     for c, (si, j) in st.labels.items():  # type: ignore[misc]
         if st.graph and c in st.ends:
             continue
-        bound = int(head[si][j])
-        if bound < 1:
+        top = int(head[si][j]) - 1 + st.base
+        cap = _cap_of(p, c, flat, head)
+        top = top if cap is None else min(top, cap)
+        if top < st.base:
             return None
         for r in rows:
-            r[c] = rng.randint(st.base, bound - 1 + st.base)
+            r[c] = rng.randint(st.base, top)
+        if c in p.covers:  # every label once, at random rows, the rest as drawn
+            if len(rows) < top - st.base + 1:
+                return None
+            for r, v in zip(rng.sample(rows, top - st.base + 1), range(st.base, top + 1)):
+                r[c] = v
+    for b in p.head_bounds:
+        if b.col in st.labels:
+            continue
+        sl = p.slots[b.col]
+        capped = bound_values([r[b.col] for r in rows], int(sl.lo), int(sl.hi), _cap_of(p, b.col, flat, head) or 0)
+        if capped is None:
+            return None
+        for r, v in zip(rows, capped):
+            r[b.col] = v
     for r in rows:
         for j in p.ordered:
             if r[j] > r[j + 1]:
