@@ -812,7 +812,8 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
     if not m.sections.seeds:
         return None
     seed = [[list(ln) for ln in sec] for sec in rng.choice(m.sections.seeds)]
-    fixed = _bounds(parts)
+    fixed = _bounds(parts) | {r for t, others, _ in m.sections.head_eq for r in (t, *others)} \
+        | {r for a, b, _ in m.sections.head_le for r in (a, b)}  # related header values stay as seen
     own = [k for k, p in enumerate(parts) if p.ref is not None and len(_users(parts, p.ref)) == 1
            and p.ref not in {r for q in parts for r in q.structure.labels.values()}  # type: ignore[misc]
            and not p.structure.labels and p.structure.width_of is None
