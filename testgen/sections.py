@@ -53,6 +53,7 @@ class Section:
     offset: int = 0  # rows: count = value of ref + offset
     structure: Structure = field(default_factory=Structure)  # rows: labels / tree / graph / grid
     ordered: list[int] = field(default_factory=list)  # rows: columns j with row[j] <= row[j+1]
+    strict: list[int] = field(default_factory=list)  # those of them the statement orders strictly (a < b)
     # columns (a list: 0) whose values rise from row to row in every sample, as the statement says
     # ("x_1 < x_2 < \\dots < x_n", "strictly increasing", "sorted"): "strict" or "sorted"; a list
     # the statement calls distinct and whose samples repeat no value: "distinct"
@@ -63,6 +64,9 @@ class Section:
     # rows: label columns that take every label of their range in every sample ("at least one
     # connection from city i to i+1 for each i"): generated blocks do too
     covers: list[int] = field(default_factory=list)
+    # columns (a list: 0) that rise strictly between two header values, as a chain the statement
+    # states says ("x_s < x_1 < \\dots < x_n < x_t"): column -> (the lower one, the upper one)
+    between: dict[int, tuple[Ref, Ref]] = field(default_factory=dict)
 
 
 @dataclass
@@ -245,7 +249,7 @@ def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optio
 def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Range], alpha: Optional[str],
                    fallback: bool) -> Optional["StdioModel"]:
     """A ``sections`` model when the samples read as one (see ``choose``), else None."""
-    from .smodel import StdioModel, _fit_slot, _parse, ordered_columns
+    from .smodel import StdioModel, _fit_slot, _parse, ordered_columns, strictly_ordered
     from .smodel import Slot as SlotCls
 
     pick = choose(toks, statement, fallback)
@@ -309,6 +313,7 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
         if p.structure.width_of is None and not p.structure.graph:  # l <= r also among labels
             tmp = StdioModel(shape="repeat", row=p.slots, seeds=[s[k] for s in splits])
             p.ordered = ordered_columns(tmp, statement)
+            p.strict = [j for j in p.ordered if strictly_ordered(tmp, statement, j)]
         if p.structure.width_of is None:
             from .constraints import said_of
 
@@ -319,7 +324,12 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
             p.covers = _covers(p, headers, [s[k] for s in splits], flat)
     for k, p in enumerate(parts):
         if p.kind in ("list", "rows"):
+            p.between = _between(p, [s[k] for s in splits], [s for s in splits], flat, parts, statement)
+            for c in p.between:
+                p.structure.labels.pop(c, None)  # the chain bounds it, not a label range
             p.rising = _rising(p, [s[k] for s in splits], statement)
+            for c in p.between:
+                p.rising[c] = "strict"
     m = StdioModel(shape="sections", seeds=toks)
     m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed,
                           head_le=_head_bounds(parts, splits, flat, statement),
@@ -415,6 +425,71 @@ def _keep_equations(m: "StdioModel", head: list[list[Any]]) -> bool:
             return False
         head[t[0]][t[1]] = v
     return True
+
+
+_NMC = r"[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?"
+_BETWEEN = re.compile(rf"({_NMC})\s*<\s*({_NMC})\s*<\s*(?:\\[lc]?dots|\.\.\.|…)\s*<\s*({_NMC})\s*<\s*({_NMC})(?![A-Za-z0-9_{{])")
+
+
+def _between(p: Section, blocks: list[list[list[str]]], splits: list[list[list[list[str]]]], flat: list[Ref],
+             parts: list[Section], statement: str) -> dict[int, tuple[Ref, Ref]]:
+    """Int columns the statement's chain ``a < x_1 < \\dots < x_n < b`` puts strictly between two
+    header values a and b, kept only where every sample's column rises strictly between them."""
+    from .constraints import name_stem, normalize
+
+    where = {_bare_name(parts[si].slots[j].name): (si, j) for si, j in flat if parts[si].slots[j].name}
+    out: dict[int, tuple[Ref, Ref]] = {}
+    for mt in _BETWEEN.finditer(normalize(statement)):
+        lo_nm, first, last, hi_nm = (_bare_name(g) for g in mt.groups())
+        a, b = where.get(lo_nm), where.get(hi_nm)
+        if a is None or b is None or name_stem(first) != name_stem(last):
+            continue
+        for c, sl in enumerate(p.slots if p.kind == "rows" else p.slots[:1]):
+            if sl.kind != "int" or not sl.name or name_stem(sl.name) != name_stem(first) or sl.name in where:
+                continue
+            try:
+                ok = True
+                for s, blk in zip(splits, blocks):
+                    col = [int(x) for x in blk[0]] if p.kind == "list" else [int(r[c]) for r in blk]
+                    seq = [int(s[a[0]][0][a[1]])] + col + [int(s[b[0]][0][b[1]])]
+                    ok = ok and all(u < v for u, v in zip(seq, seq[1:]))
+            except (ValueError, IndexError):
+                ok = False
+            if ok:
+                out[c] = (a, b)
+    return out
+
+
+def _between_fits(m: "StdioModel", head: list[list[Any]]) -> bool:
+    """Room between the two header values around each chained column for as many distinct values
+    as it has rows: the two put in order, then apart (the lower one first) within their ranges."""
+    assert m.sections is not None
+    parts = m.sections.parts
+    for p in parts:
+        if p.ref is None:
+            continue
+        n = int(head[p.ref[0]][p.ref[1]]) + p.offset
+        for a, b in p.between.values():
+            sa, sb = parts[a[0]].slots[a[1]], parts[b[0]].slots[b[1]]
+            x, y = sorted((int(head[a[0]][a[1]]), int(head[b[0]][b[1]])))
+            if y - x - 1 < n:
+                x = max(int(sa.lo), y - n - 1)
+            if y - x - 1 < n:
+                y = min(int(sb.hi), x + n + 1)
+            if y - x - 1 < n:
+                return False
+            head[a[0]][a[1]], head[b[0]][b[1]] = x, y
+    return True
+
+
+def _chained(vals_n: int, lo: int, hi: int, rng: random.Random, shape: Optional[str]) -> list[int]:
+    """``vals_n`` values rising strictly inside (lo, hi); the all-equal stress shapes: a run of
+    consecutive values at the bottom or the top."""
+    if shape == "equal-min":
+        return list(range(lo + 1, lo + 1 + vals_n))
+    if shape == "equal-max":
+        return list(range(hi - vals_n, hi))
+    return sorted(rng.sample(range(lo + 1, hi), vals_n))
 
 
 COVER_MIN = 3  # labels one sample must have before taking every one of them is more than chance
@@ -631,7 +706,7 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             sl = parts[r[0]].slots[r[1]]
             least = max(int(sl.lo), max(-p.offset for p in _users(parts, r)))
             head[r[0]][r[1]] = max(least, int(head[r[0]][r[1]] * f))
-    if not _cover_fits(m, head) or not _keep_head_bounds(m, head) or not _graphs_fit(parts, head) or not _keep_head_bounds(m, head) \
+    if not _cover_fits(m, head) or not _between_fits(m, head) or not _keep_head_bounds(m, head) or not _graphs_fit(parts, head) or not _keep_head_bounds(m, head) \
             or not _keep_equations(m, head):
         return None
     perm = _permuted(m, head, rng)
@@ -646,7 +721,11 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             el = p.slots[0]
             vals = [m._value(el, kind, rng, i, j) for j in range(n)]
             order = row_order(kind, i)
-            if perm is not None:
+            if 0 in p.between:
+                (a, b) = p.between[0]
+                vals = _chained(n, int(head[a[0]][a[1]]), int(head[b[0]][b[1]]), rng,
+                                stress_step(i)[1] if kind == "stress" else None)
+            elif perm is not None:
                 vals = [perm.pop() for _ in range(n)]
             elif p.structure.labels:  # labels: in base..base+n-1 of their header n, distinct if so read
                 si, j = p.structure.labels[0]  # type: ignore[misc]
@@ -657,7 +736,9 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
                     vals = rng.sample(span, n)
                 else:
                     vals = [rng.choice(span) for _ in range(n)] if span else []
-            if 0 in p.rising and (p.structure.labels or perm is not None):
+            if 0 in p.between:
+                pass
+            elif 0 in p.rising and (p.structure.labels or perm is not None):
                 if p.rising[0] != "distinct":
                     vals.sort()
             elif 0 in p.rising:
@@ -787,10 +868,24 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
         for j in p.ordered:
             if r[j] > r[j + 1]:
                 r[j], r[j + 1] = r[j + 1], r[j]
+            if j in p.strict and r[j] == r[j + 1]:  # a < b: apart by one, inside both ranges
+                if r[j + 1] + 1 <= p.slots[j + 1].hi:
+                    r[j + 1] += 1
+                elif r[j] - 1 >= p.slots[j].lo:
+                    r[j] -= 1
+                else:
+                    return None
     order = row_order(kind, i)
     if rows and order and not st.labels and not p.rising:
         rows.sort(reverse=order == "descending")
     for c, how in p.rising.items():
+        if c in p.between:
+            (a, b) = p.between[c]
+            col = _chained(len(rows), int(head[a[0]][a[1]]), int(head[b[0]][b[1]]), rng,
+                           stress_step(i)[1] if kind == "stress" else None)
+            for r, v in zip(rows, col):
+                r[c] = v
+            continue
         col = _rise([r[c] for r in rows], how, p.slots[c], rng, stress_step(i)[1] if kind == "stress" else None)
         if col is None:
             return None
@@ -813,7 +908,8 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
         return None
     seed = [[list(ln) for ln in sec] for sec in rng.choice(m.sections.seeds)]
     fixed = _bounds(parts) | {r for t, others, _ in m.sections.head_eq for r in (t, *others)} \
-        | {r for a, b, _ in m.sections.head_le for r in (a, b)}  # related header values stay as seen
+        | {r for a, b, _ in m.sections.head_le for r in (a, b)} \
+        | {r for p in parts for ab in p.between.values() for r in ab}  # related header values stay as seen
     own = [k for k, p in enumerate(parts) if p.ref is not None and len(_users(parts, p.ref)) == 1
            and p.ref not in {r for q in parts for r in q.structure.labels.values()}  # type: ignore[misc]
            and not p.structure.labels and p.structure.width_of is None
