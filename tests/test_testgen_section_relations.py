@@ -131,3 +131,36 @@ def test_a_column_bounded_by_a_header_value_that_covers_every_label_does_so_in_e
         assert set(col) == set(range(1, n)), n  # every city but the last has a road onwards
         big = max(big, n)
     assert big >= 10_000
+
+
+# "x_s < x_1 < \dots < x_n < x_t" and "y_{i, 1} < y_{i, 2}" (gcpc2021/flappy's validator: "ASSERT(xp < x)",
+# "ASSERT(y0 < y1)"); before, the x column was read as labels under x_t and the y pairs could be equal
+GATES = r"""\section*{Input}
+The input consists of:
+\begin{itemize}
+  \item One line with four integers $x_s, y_s, x_t$ and $y_t$ ($-10^9 \le x_s, y_s, x_t, y_t \le 10^9$), the start and end points.
+  \item One line with an integer $n\ (0 \le n \le 10^6)$, the number of gates.
+  \item $n$ lines, the $i$th of which contains three integers $x_i, y_{i,1}$ and $y_{i,2}$ ($-10^9 \le x_i, y_{i, 1}, y_{i, 2} \le 10^9$, $y_{i, 1} < y_{i, 2}$), the gates.
+\end{itemize}
+It can be assumed that $x_s < x_1 < \dots < x_n < x_t$.
+\section*{Output} The length of the shortest path."""
+GATES_SAMPLES = ["0 0 10 0\n1\n5 -10 10\n", "0 0 10 0\n4\n2 1 3\n4 2 3\n7 0 2\n9 -2 -1\n",
+                 "-5 3 20 1\n3\n-1 0 4\n6 -3 -2\n15 8 9\n"]
+
+
+def test_a_column_chained_between_two_header_values_rises_strictly_between_them():
+    m = StdioModel.infer(GATES_SAMPLES, GATES)
+    assert m.sections is not None and m.sections.confirmed
+    big = 0
+    for t in _inputs(m):
+        xs, _, xt, _ = map(int, t[0])
+        n = int(t[1][0])
+        rows = [[int(x) for x in r] for r in t[2:2 + n]]
+        xcol = [xs] + [r[0] for r in rows] + [xt]
+        assert all(a < b for a, b in zip(xcol, xcol[1:])), (xs, xt, xcol[:5])
+        assert all(r[1] < r[2] for r in rows)  # stated strictly: never equal, not even all-equal stress
+        big = max(big, n)
+    assert big >= 10_000
+    # a sample outside the chain: the chain is not read that way (narrow: no relation, no guess)
+    m = StdioModel.infer(GATES_SAMPLES + ["0 0 10 0\n2\n12 1 3\n4 2 3\n"], GATES)
+    assert m.sections is not None and all(not p.between for p in m.sections.parts)
