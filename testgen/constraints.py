@@ -233,6 +233,7 @@ _SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*
 _KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?"
                         r"|sequences?(?=\s*\$))\b", re.I)
 _DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
+_NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _RANGE_START = re.compile(r"\\?\s*\(|\\l[te]|\\g[te]|[<>=≤≥]")
 
 
@@ -281,9 +282,12 @@ def input_lines(text: str) -> list[InputLine]:
         head = re.split(r"(?<![$\\])\(|\bwhere\b|\bsuch that\b", seg)[0]
         single = re.search(r"^\W*(?:one|a|an|another|the (?:first|second|third|next|last))\s+(?:more\s+)?line\b",
                            head, re.I)
-        if not single and items:  # an item that is one line without saying so: "Two integers $n$ and $m$"
-            single = re.search(r"^\W*(?:one|a|an|two|three|four|five|six)\s+(?:\w+\s+)?" + _KIND_WORD.pattern,
+        implicit = 0  # an item that is one line without saying so: "Two integers $n$ and $m$": its values
+        if not single and items:
+            single = re.search(r"^\W*(one|a|an|two|three|four|five|six)\s+(?:\w+\s+)?" + _KIND_WORD.pattern,
                                head, re.I)
+            if single:
+                implicit = _NUMBER_WORDS[single.group(1).lower()]
         many = re.search(r"^\W*(?:\$[^$]+\$|\w+)\s+(?:more\s+|further\s+)?lines\b", head, re.I)
         if not single and not many:
             continue
@@ -307,6 +311,8 @@ def input_lines(text: str) -> list[InputLine]:
                     break
         if listed and names:
             names = [names[0]]
+        if implicit:  # as many names as it says it has values ("One string $s$ of length $n$": s)
+            names = names[:implicit]
         rows = bool(many) and not single
         cm = re.match(r"^\W*\$([^$]+)\$", head) if rows else (
             re.search(r"\$([^$]+)\$\s+(?:\w+\s+)?$", head[:kw.start()]) if kw else None)
