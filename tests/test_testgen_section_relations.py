@@ -118,6 +118,12 @@ def test_items_that_are_one_line_without_saying_so_are_read_with_their_names():
       \item One line with an integer $n\ (0 \le n \le 10^6)$, the number of pipes.
       \item $n$ lines, each with two integers $x$ and $y$. \end{itemize} \section*{Output}""")
     assert [d.names for d in one] == [["n"], ["x", "y"]]
+    # as many names as the item says it has values: "One string $s$ of length $n$ ... position $i$"
+    word = input_lines(r"""\section*{Input} \begin{itemize}
+      \item One line with integers $n, k$ ($1 \leq n,k \leq 10^3$), the length and the number of kids.
+      \item One string $s$ of length $n$ consisting of characters L and R: at position $i$, ...
+      \end{itemize} \section*{Output}""")
+    assert [d.names for d in word] == [["n", "k"], ["s"]]
 
 
 def test_a_column_bounded_by_a_header_value_that_covers_every_label_does_so_in_every_input():
