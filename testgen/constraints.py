@@ -233,6 +233,8 @@ _SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*
 _KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?"
                         r"|sequences?(?=\s*\$))\b", re.I)
 _DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
+_NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_RANGE_START = re.compile(r"\\?\s*\(|\\l[te]|\\g[te]|[<>=≤≥]")
 
 
 @dataclass
@@ -275,10 +277,17 @@ def input_lines(text: str) -> list[InputLine]:
     end = _SECTION_END.search(text, m.end())
     sec = text[m.end(): end.start() if end else len(text)]
     out: list[InputLine] = []
-    for seg in re.split(r"\\item\b", sec)[1:] if "\\item" in sec else re.split(r"(?<=\.)\s+|\n\s*\n", sec):
+    items = "\\item" in sec
+    for seg in re.split(r"\\item\b", sec)[1:] if items else re.split(r"(?<=\.)\s+|\n\s*\n", sec):
         head = re.split(r"(?<![$\\])\(|\bwhere\b|\bsuch that\b", seg)[0]
         single = re.search(r"^\W*(?:one|a|an|another|the (?:first|second|third|next|last))\s+(?:more\s+)?line\b",
                            head, re.I)
+        implicit = 0  # an item that is one line without saying so: "Two integers $n$ and $m$": its values
+        if not single and items:
+            single = re.search(r"^\W*(one|a|an|two|three|four|five|six)\s+(?:\w+\s+)?" + _KIND_WORD.pattern,
+                               head, re.I)
+            if single:
+                implicit = _NUMBER_WORDS[single.group(1).lower()]
         many = re.search(r"^\W*(?:\$[^$]+\$|\w+)\s+(?:more\s+|further\s+)?lines\b", head, re.I)
         if not single and not many:
             continue
@@ -286,16 +295,24 @@ def input_lines(text: str) -> list[InputLine]:
         names: list[str] = []
         listed = False
         if kw:
-            maths = re.findall(r"\$([^$]+)\$", head[kw.end():])
+            # a math span the range's "(" cut open ("$n\ (0 \le n \le 10^6)$") still names its value
+            maths = re.findall(r"\$([^$]+)(?:\$|$)", head[kw.end():])
             joined = ",".join(re.sub(r"\{[^{}]*\}", lambda b: b.group(0).replace(",", ""), x) for x in maths)
             if _DOTS.search(joined):
                 listed = True
             for part in re.split(r",|\band\b", _DOTS.sub(",", joined)):
-                p = bare_name(part)
+                # the names end where a range begins: "$i$, $d$ and $c$ $(1 \le i < n, ...)$",
+                # "$n\ (0 \le n \le 10^6)$" (the name before it still counts)
+                ranged = _RANGE_START.search(part)
+                p = bare_name(part[:ranged.start()] if ranged else part)
                 if p and re.fullmatch(r"[A-Za-z][A-Za-z0-9_,]*", p):
                     names.append(p)
+                if ranged:
+                    break
         if listed and names:
             names = [names[0]]
+        if implicit:  # as many names as it says it has values ("One string $s$ of length $n$": s)
+            names = names[:implicit]
         rows = bool(many) and not single
         cm = re.match(r"^\W*\$([^$]+)\$", head) if rows else (
             re.search(r"\$([^$]+)\$\s+(?:\w+\s+)?$", head[:kw.start()]) if kw else None)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, input_lines
+from .relations import HeadBound, bound_values, infer_head_bounds, stated_bounds
 from .shapes import CROWDED_ROWS, STRESS_LADDER, crowded, row_order, stress_step
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
@@ -52,10 +53,20 @@ class Section:
     offset: int = 0  # rows: count = value of ref + offset
     structure: Structure = field(default_factory=Structure)  # rows: labels / tree / graph / grid
     ordered: list[int] = field(default_factory=list)  # rows: columns j with row[j] <= row[j+1]
+    strict: list[int] = field(default_factory=list)  # those of them the statement orders strictly (a < b)
     # columns (a list: 0) whose values rise from row to row in every sample, as the statement says
     # ("x_1 < x_2 < \\dots < x_n", "strictly increasing", "sorted"): "strict" or "sorted"; a list
     # the statement calls distinct and whose samples repeat no value: "distinct"
     rising: dict[int, str] = field(default_factory=dict)
+    # rows: columns the statement bounds by a header value ("1 <= i < n"), every sample agreeing;
+    # ``HeadBound.head`` indexes the flat header (``Sections.flat``)
+    head_bounds: list[HeadBound] = field(default_factory=list)
+    # rows: label columns that take every label of their range in every sample ("at least one
+    # connection from city i to i+1 for each i"): generated blocks do too
+    covers: list[int] = field(default_factory=list)
+    # columns (a list: 0) that rise strictly between two header values, as a chain the statement
+    # states says ("x_s < x_1 < \\dots < x_n < x_t"): column -> (the lower one, the upper one)
+    between: dict[int, tuple[Ref, Ref]] = field(default_factory=dict)
 
 
 @dataclass
@@ -63,6 +74,16 @@ class Sections:
     parts: list[Section]
     seeds: list[list[list[list[str]]]] = field(default_factory=list)  # per sample, per section: its lines
     confirmed: bool = False  # the statement's input description lists the same lines and blocks
+    # header values the statement bounds by another header value ("2 <= k <= n"), every sample
+    # agreeing: (the bounded value, the bounding one, 1 if strict); generated headers keep them
+    head_le: list[tuple[Ref, Ref, int]] = field(default_factory=list)
+    # header values an equation the statement states determines ("s_1 + s_2 = n + 1"), true in
+    # every sample: (the value it sets, {other value: coefficient}, constant), value = sum + constant
+    head_eq: list[tuple[Ref, dict[Ref, int], int]] = field(default_factory=list)
+    # the lists' values together are a permutation of perm..perm+T-1 (T: all their values) in
+    # every sample (two stacks of crates numbered 0..n; one list of 1..n): None when not
+    perm: Optional[int] = None
+    flat: list[Ref] = field(default_factory=list)  # the header values of every line, in order
 
     def signature(self) -> str:
         return "".join({"line": "L", "list": "V", "rows": "R"}[s.kind] for s in self.parts)
@@ -228,7 +249,7 @@ def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optio
 def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Range], alpha: Optional[str],
                    fallback: bool) -> Optional["StdioModel"]:
     """A ``sections`` model when the samples read as one (see ``choose``), else None."""
-    from .smodel import StdioModel, _fit_slot, _parse, ordered_columns
+    from .smodel import StdioModel, _fit_slot, _parse, ordered_columns, strictly_ordered
     from .smodel import Slot as SlotCls
 
     pick = choose(toks, statement, fallback)
@@ -268,6 +289,15 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
     # structures of each block of rows: labels bounded by a header value, trees, graphs, grids
     flat = [(si, j) for si, p in enumerate(parts) if p.kind == "line" for j in range(len(p.slots))]
     for k, p in enumerate(parts):
+        if p.kind == "list" and p.ref is not None and p.slots[0].kind == "int":
+            # a list of labels ("k distinct integers, the planets ..."): values in 1..n of a header n
+            headers = [[s[si][0][j] for si, j in flat] for s in splits]
+            try:
+                st = detect(headers, [[[x] for x in s[k][0]] for s in splits], ("int",), "", None)
+            except (IndexError, ValueError):
+                st = Structure()
+            if st.labels:
+                p.structure = Structure(labels={0: flat[st.labels[0]]}, base=st.base)  # type: ignore[dict-item]
         if p.kind != "rows" or p.ref is None:
             continue
         headers = [[s[si][0][j] for si, j in flat] for s in splits]
@@ -283,12 +313,256 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
         if p.structure.width_of is None and not p.structure.graph:  # l <= r also among labels
             tmp = StdioModel(shape="repeat", row=p.slots, seeds=[s[k] for s in splits])
             p.ordered = ordered_columns(tmp, statement)
+            p.strict = [j for j in p.ordered if strictly_ordered(tmp, statement, j)]
+        if p.structure.width_of is None:
+            from .constraints import said_of
+
+            p.head_bounds = infer_head_bounds(
+                statement, [parts[si].slots[j].name for si, j in flat],
+                [sl.name if sl.kind == "int" else None for sl in p.slots], list(zip(headers, [s[k] for s in splits])),
+                said_of)
+            p.covers = _covers(p, headers, [s[k] for s in splits], flat)
     for k, p in enumerate(parts):
         if p.kind in ("list", "rows"):
+            p.between = _between(p, [s[k] for s in splits], [s for s in splits], flat, parts, statement)
+            for c in p.between:
+                p.structure.labels.pop(c, None)  # the chain bounds it, not a label range
             p.rising = _rising(p, [s[k] for s in splits], statement)
+            for c in p.between:
+                p.rising[c] = "strict"
     m = StdioModel(shape="sections", seeds=toks)
-    m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed)
+    m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed,
+                          head_le=_head_bounds(parts, splits, flat, statement),
+                          head_eq=_head_equations(parts, splits, flat, statement),
+                          perm=_joint_permutation(parts, splits), flat=flat)
     return m
+
+
+PERM_MIN = 4  # values one sample must have before its lists being a permutation is more than chance
+
+
+def _joint_permutation(parts: list[Section], splits: list[list[list[list[str]]]]) -> Optional[int]:
+    """The base b when, in every sample, the int lists' values together are exactly
+    b..b+T-1 (T the number of their values) and one sample has ``PERM_MIN`` or more; else None."""
+    lists = [k for k, p in enumerate(parts) if p.kind == "list" and p.slots[0].kind == "int"]
+    if not lists or not splits:
+        return None
+    for base in (0, 1):
+        ok, big = True, False
+        for s in splits:
+            try:
+                vals = sorted(int(x) for k in lists for x in s[k][0])
+            except (ValueError, IndexError):
+                return None
+            if vals != list(range(base, base + len(vals))):
+                ok = False
+                break
+            big = big or len(vals) >= PERM_MIN
+        if ok and big:
+            return base
+    return None
+
+
+_TERM = r"(?:[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|\d+)"
+_EQ = re.compile(rf"(?<![\w}}=<>≤≥!+\-*/^])({_TERM}(?:\s*[+-]\s*{_TERM})*)\s*=\s*({_TERM}(?:\s*[+-]\s*{_TERM})*)"
+                 rf"(?![\w{{=*/^(])")
+
+
+def _linear(expr: str) -> tuple[dict[str, int], int]:
+    """'s_1 + s_2' -> ({'s_1': 1, 's_2': 1}, 0); names bare."""
+    coef: dict[str, int] = {}
+    const = 0
+    for sign, term in re.findall(rf"([+-]?)\s*({_TERM})", expr):
+        k = -1 if sign == "-" else 1
+        if term.isdigit():
+            const += k * int(term)
+        else:
+            nm = _bare_name(term)
+            coef[nm] = coef.get(nm, 0) + k
+    return coef, const
+
+
+def _head_equations(parts: list[Section], splits: list[list[list[list[str]]]], flat: list[Ref], statement: str
+                    ) -> list[tuple[Ref, dict[Ref, int], int]]:
+    """Equations among named header values the statement states (``s_1 + s_2 = n + 1``) and every
+    sample satisfies, each solved for a value that counts no block (the counts stay drawn as
+    before and that value follows them)."""
+    from .constraints import normalize
+
+    where = {_bare_name(parts[si].slots[j].name): (si, j) for si, j in flat if parts[si].slots[j].name}
+    fixed = {p.ref for p in parts if p.ref is not None}  # counts; bounds of labels may follow
+    out: list[tuple[Ref, dict[Ref, int], int]] = []
+    for mt in _EQ.finditer(normalize(statement)):
+        (lc, lk), (rc, rk) = _linear(mt.group(1)), _linear(mt.group(2))
+        coef = dict(lc)
+        for nm, c in rc.items():
+            coef[nm] = coef.get(nm, 0) - c
+        coef = {nm: c for nm, c in coef.items() if c}
+        const = lk - rk  # sum(coef * value) + const = 0
+        if len(coef) < 2 or any(nm not in where for nm in coef):
+            continue
+        refs = {where[nm]: c for nm, c in coef.items()}
+        try:
+            ok = all(sum(c * int(s[r[0]][0][r[1]]) for r, c in refs.items()) + const == 0 for s in splits)
+        except (ValueError, IndexError):
+            ok = False
+        free = [r for r, c in refs.items() if abs(c) == 1 and r not in fixed and all(r != e[0] for e in out)]
+        if not ok or not free:
+            continue
+        t = free[-1]
+        k = refs.pop(t)  # k * t + sum + const = 0  ->  t = -(sum + const) / k
+        out.append((t, {r: -c * k for r, c in refs.items()}, -const * k))
+    return out
+
+
+def _keep_equations(m: "StdioModel", head: list[list[Any]]) -> bool:
+    """Set each value a stated equation determines; False when it comes out negative where its
+    range is not (its own stated range may be unknown: the equation is what the statement says)."""
+    assert m.sections is not None
+    for t, others, const in m.sections.head_eq:
+        v = sum(c * int(head[r[0]][r[1]]) for r, c in others.items()) + const
+        if v < 0 <= m.sections.parts[t[0]].slots[t[1]].lo:
+            return False
+        head[t[0]][t[1]] = v
+    return True
+
+
+_NMC = r"[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?"
+_BETWEEN = re.compile(rf"({_NMC})\s*<\s*({_NMC})\s*<\s*(?:\\[lc]?dots|\.\.\.|…)\s*<\s*({_NMC})\s*<\s*({_NMC})(?![A-Za-z0-9_{{])")
+
+
+def _between(p: Section, blocks: list[list[list[str]]], splits: list[list[list[list[str]]]], flat: list[Ref],
+             parts: list[Section], statement: str) -> dict[int, tuple[Ref, Ref]]:
+    """Int columns the statement's chain ``a < x_1 < \\dots < x_n < b`` puts strictly between two
+    header values a and b, kept only where every sample's column rises strictly between them."""
+    from .constraints import name_stem, normalize
+
+    where = {_bare_name(parts[si].slots[j].name): (si, j) for si, j in flat if parts[si].slots[j].name}
+    out: dict[int, tuple[Ref, Ref]] = {}
+    for mt in _BETWEEN.finditer(normalize(statement)):
+        lo_nm, first, last, hi_nm = (_bare_name(g) for g in mt.groups())
+        a, b = where.get(lo_nm), where.get(hi_nm)
+        if a is None or b is None or name_stem(first) != name_stem(last):
+            continue
+        for c, sl in enumerate(p.slots if p.kind == "rows" else p.slots[:1]):
+            if sl.kind != "int" or not sl.name or name_stem(sl.name) != name_stem(first) or sl.name in where:
+                continue
+            try:
+                ok = True
+                for s, blk in zip(splits, blocks):
+                    col = [int(x) for x in blk[0]] if p.kind == "list" else [int(r[c]) for r in blk]
+                    seq = [int(s[a[0]][0][a[1]])] + col + [int(s[b[0]][0][b[1]])]
+                    ok = ok and all(u < v for u, v in zip(seq, seq[1:]))
+            except (ValueError, IndexError):
+                ok = False
+            if ok:
+                out[c] = (a, b)
+    return out
+
+
+def _between_fits(m: "StdioModel", head: list[list[Any]]) -> bool:
+    """Room between the two header values around each chained column for as many distinct values
+    as it has rows: the two put in order, then apart (the lower one first) within their ranges."""
+    assert m.sections is not None
+    parts = m.sections.parts
+    for p in parts:
+        if p.ref is None:
+            continue
+        n = int(head[p.ref[0]][p.ref[1]]) + p.offset
+        for a, b in p.between.values():
+            sa, sb = parts[a[0]].slots[a[1]], parts[b[0]].slots[b[1]]
+            x, y = sorted((int(head[a[0]][a[1]]), int(head[b[0]][b[1]])))
+            if y - x - 1 < n:
+                x = max(int(sa.lo), y - n - 1)
+            if y - x - 1 < n:
+                y = min(int(sb.hi), x + n + 1)
+            if y - x - 1 < n:
+                return False
+            head[a[0]][a[1]], head[b[0]][b[1]] = x, y
+    return True
+
+
+def _chained(vals_n: int, lo: int, hi: int, rng: random.Random, shape: Optional[str]) -> list[int]:
+    """``vals_n`` values rising strictly inside (lo, hi); the all-equal stress shapes: a run of
+    consecutive values at the bottom or the top."""
+    if shape == "equal-min":
+        return list(range(lo + 1, lo + 1 + vals_n))
+    if shape == "equal-max":
+        return list(range(hi - vals_n, hi))
+    return sorted(rng.sample(range(lo + 1, hi), vals_n))
+
+
+COVER_MIN = 3  # labels one sample must have before taking every one of them is more than chance
+
+
+def _cap_of(p: Section, c: int, flat: list[Ref], head: list[list[Any]]) -> Optional[int]:
+    """The largest value column ``c`` may take under the header value bounding it, if one does."""
+    for b in p.head_bounds:
+        if b.col == c:
+            si, j = flat[b.head]
+            return int(head[si][j]) - b.strict
+    return None
+
+
+def _covers(p: Section, headers: list[list[str]], blocks: list[list[list[str]]], flat: list[Ref]) -> list[int]:
+    """Label columns (not a graph's ends) whose values are every label of their range, under a
+    stated header bound where there is one, in every sample (one with ``COVER_MIN`` or more)."""
+    out = []
+    for c, ref in p.structure.labels.items():
+        if p.structure.graph and c in p.structure.ends:
+            continue
+        h = flat.index(ref)  # type: ignore[arg-type]
+        ok, big = True, False
+        for hd, rows in zip(headers, blocks):
+            top = int(hd[h]) - 1 + p.structure.base
+            for b in p.head_bounds:
+                if b.col == c:
+                    top = min(top, int(hd[b.head]) - b.strict)
+            want = set(range(p.structure.base, top + 1))
+            if {int(r[c]) for r in rows} != want:
+                ok = False
+                break
+            big = big or len(want) >= COVER_MIN
+        if ok and big:
+            out.append(c)
+    return out
+
+
+def _head_bounds(parts: list[Section], splits: list[list[list[list[str]]]], flat: list[Ref], statement: str
+                 ) -> list[tuple[Ref, Ref, int]]:
+    """Header values the statement bounds above by another named header value (``2 \\le k \\le n``,
+    ``m < n``), kept only where every sample respects the bound (else the names are not read right)."""
+    where = {_bare_name(parts[si].slots[j].name): (si, j) for si, j in flat if parts[si].slots[j].name}
+    out: list[tuple[Ref, Ref, int]] = []
+    for name, _, upper, strict in stated_bounds(statement):
+        a, b = where.get(name), where.get(upper)
+        if a is None or b is None or a == b or any(x[0] == a for x in out):
+            continue
+        try:
+            ok = all(int(s[a[0]][0][a[1]]) <= int(s[b[0]][0][b[1]]) - strict for s in splits)
+        except (ValueError, IndexError):
+            ok = False
+        if ok:
+            out.append((a, b, strict))
+    return out
+
+
+def _bare_name(name: str) -> str:
+    return re.sub(r"[{}\s']", "", name)
+
+
+def _keep_head_bounds(m: "StdioModel", head: list[list[Any]]) -> bool:
+    """Lower each header value the statement bounds by another to that value (a count only
+    shrinks); False when that takes it below its own stated minimum."""
+    assert m.sections is not None
+    for _ in range(2):  # a chain k <= m <= n settles in two passes over short lists
+        for (a, b, strict) in m.sections.head_le:
+            cap = int(head[b[0]][b[1]]) - strict
+            if int(head[a[0]][a[1]]) > cap:
+                if cap < m.sections.parts[a[0]].slots[a[1]].lo:
+                    return False
+                head[a[0]][a[1]] = cap
+    return True
 
 
 RISING_MIN = 3  # values in one sample before a rise from value to value is more than chance
@@ -432,8 +706,10 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             sl = parts[r[0]].slots[r[1]]
             least = max(int(sl.lo), max(-p.offset for p in _users(parts, r)))
             head[r[0]][r[1]] = max(least, int(head[r[0]][r[1]] * f))
-    if not _graphs_fit(parts, head):
+    if not _cover_fits(m, head) or not _between_fits(m, head) or not _keep_head_bounds(m, head) or not _graphs_fit(parts, head) or not _keep_head_bounds(m, head) \
+            or not _keep_equations(m, head):
         return None
+    perm = _permuted(m, head, rng)
     lines: list[list[str]] = []
     for k, p in enumerate(parts):
         if p.kind == "line":
@@ -445,7 +721,27 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             el = p.slots[0]
             vals = [m._value(el, kind, rng, i, j) for j in range(n)]
             order = row_order(kind, i)
-            if 0 in p.rising:
+            if 0 in p.between:
+                (a, b) = p.between[0]
+                vals = _chained(n, int(head[a[0]][a[1]]), int(head[b[0]][b[1]]), rng,
+                                stress_step(i)[1] if kind == "stress" else None)
+            elif perm is not None:
+                vals = [perm.pop() for _ in range(n)]
+            elif p.structure.labels:  # labels: in base..base+n-1 of their header n, distinct if so read
+                si, j = p.structure.labels[0]  # type: ignore[misc]
+                span = range(p.structure.base, int(head[si][j]) + p.structure.base)
+                if p.rising.get(0) in ("distinct", "strict"):
+                    if len(span) < n:
+                        return None
+                    vals = rng.sample(span, n)
+                else:
+                    vals = [rng.choice(span) for _ in range(n)] if span else []
+            if 0 in p.between:
+                pass
+            elif 0 in p.rising and (p.structure.labels or perm is not None):
+                if p.rising[0] != "distinct":
+                    vals.sort()
+            elif 0 in p.rising:
                 risen = _rise(vals, p.rising[0], el, rng, stress_step(i)[1] if kind == "stress" else None)
                 if risen is None:
                     return None
@@ -459,6 +755,38 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             return None
         lines += [[sl.fmt(v) for sl, v in zip(p.slots, r)] for r in rows]
     return "".join(" ".join(ln) + "\n" for ln in lines)
+
+
+def _cover_fits(m: "StdioModel", head: list[list[Any]]) -> bool:
+    """A block whose labels cover their range needs as many rows as labels: the header value that
+    bounds the labels comes down to the row count (the token budget holds), within its range."""
+    assert m.sections is not None
+    for p in m.sections.parts:
+        if p.ref is None:
+            continue
+        for c in p.covers:
+            si, j = p.structure.labels[c]  # type: ignore[misc]
+            rows = int(head[p.ref[0]][p.ref[1]]) + p.offset
+            strict = next((b.strict for b in p.head_bounds if b.col == c), 0)
+            need = int(head[si][j]) - strict if any(b.col == c for b in p.head_bounds) else int(head[si][j])
+            if need > rows:
+                head[si][j] = int(head[si][j]) - (need - rows)
+                if head[si][j] < m.sections.parts[si].slots[j].lo:
+                    return False
+    return True
+
+
+def _permuted(m: "StdioModel", head: list[list[Any]], rng: random.Random) -> Optional[list[int]]:
+    """The values of the lists, when they are one permutation (``Sections.perm``), shuffled; the
+    lists take them from the end in order."""
+    assert m.sections is not None
+    if m.sections.perm is None:
+        return None
+    total = sum(int(head[p.ref[0]][p.ref[1]]) + p.offset for p in m.sections.parts
+                if p.kind == "list" and p.ref is not None and p.slots[0].kind == "int")
+    vals = list(range(m.sections.perm, m.sections.perm + total))
+    rng.shuffle(vals)
+    return vals
 
 
 def _graphs_fit(parts: list[Section], head: list[list[Any]]) -> bool:
@@ -511,22 +839,53 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
         a, b = st.ends
         for r, (u, v) in zip(rows, edges):
             r[a], r[b] = u - 1 + st.base, v - 1 + st.base
+    flat = m.sections.flat if m.sections is not None else []
     for c, (si, j) in st.labels.items():  # type: ignore[misc]
         if st.graph and c in st.ends:
             continue
-        bound = int(head[si][j])
-        if bound < 1:
+        top = int(head[si][j]) - 1 + st.base
+        cap = _cap_of(p, c, flat, head)
+        top = top if cap is None else min(top, cap)
+        if top < st.base:
             return None
         for r in rows:
-            r[c] = rng.randint(st.base, bound - 1 + st.base)
+            r[c] = rng.randint(st.base, top)
+        if c in p.covers:  # every label once, at random rows, the rest as drawn
+            if len(rows) < top - st.base + 1:
+                return None
+            for r, v in zip(rng.sample(rows, top - st.base + 1), range(st.base, top + 1)):
+                r[c] = v
+    for b in p.head_bounds:
+        if b.col in st.labels:
+            continue
+        sl = p.slots[b.col]
+        capped = bound_values([r[b.col] for r in rows], int(sl.lo), int(sl.hi), _cap_of(p, b.col, flat, head) or 0)
+        if capped is None:
+            return None
+        for r, v in zip(rows, capped):
+            r[b.col] = v
     for r in rows:
         for j in p.ordered:
             if r[j] > r[j + 1]:
                 r[j], r[j + 1] = r[j + 1], r[j]
+            if j in p.strict and r[j] == r[j + 1]:  # a < b: apart by one, inside both ranges
+                if r[j + 1] + 1 <= p.slots[j + 1].hi:
+                    r[j + 1] += 1
+                elif r[j] - 1 >= p.slots[j].lo:
+                    r[j] -= 1
+                else:
+                    return None
     order = row_order(kind, i)
     if rows and order and not st.labels and not p.rising:
         rows.sort(reverse=order == "descending")
     for c, how in p.rising.items():
+        if c in p.between:
+            (a, b) = p.between[c]
+            col = _chained(len(rows), int(head[a[0]][a[1]]), int(head[b[0]][b[1]]), rng,
+                           stress_step(i)[1] if kind == "stress" else None)
+            for r, v in zip(rows, col):
+                r[c] = v
+            continue
         col = _rise([r[c] for r in rows], how, p.slots[c], rng, stress_step(i)[1] if kind == "stress" else None)
         if col is None:
             return None
@@ -548,10 +907,15 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
     if not m.sections.seeds:
         return None
     seed = [[list(ln) for ln in sec] for sec in rng.choice(m.sections.seeds)]
-    fixed = _bounds(parts)
+    fixed = _bounds(parts) | {r for t, others, _ in m.sections.head_eq for r in (t, *others)} \
+        | {r for a, b, _ in m.sections.head_le for r in (a, b)} \
+        | {r for p in parts for ab in p.between.values() for r in ab}  # related header values stay as seen
     own = [k for k, p in enumerate(parts) if p.ref is not None and len(_users(parts, p.ref)) == 1
            and p.ref not in {r for q in parts for r in q.structure.labels.values()}  # type: ignore[misc]
-           and not p.structure.labels and p.structure.width_of is None]
+           and not p.structure.labels and p.structure.width_of is None
+           and not (p.kind == "list" and m.sections.perm is not None)
+           and not any(p.ref in e[1] or p.ref == e[0] for e in m.sections.head_eq)
+           and not any(p.ref in e[:2] for e in m.sections.head_le)]
     if own and rng.random() < 0.5:
         k = rng.choice(own)
         p = parts[k]
@@ -576,7 +940,9 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
                 for j, tok in enumerate(ln):
                     sl = p.slots[0] if p.kind == "list" else p.slots[j]
                     if (p.kind == "line" and (k, j) in fixed) or (p.kind == "rows" and j in skip) \
-                            or (p.kind == "list" and 0 in p.rising) or (p.kind == "rows" and j in p.rising):
+                            or (p.kind == "list" and (0 in p.rising or p.structure.labels
+                                                      or m.sections.perm is not None)) \
+                            or (p.kind == "rows" and j in p.rising):
                         continue
                     if rng.random() < 0.3:
                         ln[j] = sl.fmt(sl.mutate(_parse(tok, sl.kind), rng))

@@ -670,11 +670,26 @@ def ordered_columns(m: "StdioModel", statement: str) -> list[int]:
             continue
         if a.name and b.name and not re.search(
                 rf"(?<![A-Za-z]){re.escape(a.name)}\s*[≤<]\s*{re.escape(b.name)}(?![A-Za-z0-9_])",
-                re.sub(r"[{}\s]", "", normalize(statement)).replace("≤", " ≤ ").replace("<", " < ").replace(" ", "")):
+                # "y_{i, 1}" is the name y_i1 (input_lines drops a subscript's comma too)
+                re.sub(r"_([A-Za-z]),(\d)", r"_\1\2", re.sub(r"[{}\s]", "", normalize(statement)))
+                .replace("≤", " ≤ ").replace("<", " < ").replace(" ", "")):
             continue
         if len(pairs) >= ORDERED_MIN_ROWS:
             out.append(j)
     return out
+
+
+def strictly_ordered(m: "StdioModel", statement: str, j: int) -> bool:
+    """Ordered columns j, j+1 that the statement names and orders strictly (``y_{i,1} < y_{i,2}``)
+    and no sample row has equal: generated rows never make them equal either."""
+    a, b = m.row[j], m.row[j + 1]
+    if not (a.name and b.name):
+        return False
+    start = 1 if m.shape == "counted" else 0
+    if any(r[j] == r[j + 1] for t in m.seeds for r in t[start:] if len(r) > j + 1):
+        return False
+    text = re.sub(r"_([A-Za-z]),(\d)", r"_\1\2", re.sub(r"[{}\s]", "", normalize(statement)))
+    return bool(re.search(rf"(?<![A-Za-z]){re.escape(a.name)}<{re.escape(b.name)}(?![A-Za-z0-9_])", text))
 
 
 def _parse(tok: str, kind: str) -> Any:
