@@ -9,17 +9,52 @@ dies, whatever namespace it was in. A folder whose lock can be taken has no owne
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import time
 from typing import Callable
 
 
+CLAIM_WITHIN_S = 2.0  # how long claim() waits out sweeps that hold its new folder's lock
+
+
 def claim(folder: str, mode: int = 0o700) -> int:
-    """Create ``folder`` (if needed) and hold an exclusive flock on it; the descriptor to keep open."""
-    os.makedirs(folder, mode=mode, exist_ok=True)
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    return fd
+    """Create ``folder`` (if needed) and hold an exclusive flock on it; the descriptor to keep open.
+
+    A folder is unlocked between its creation and its lock, and another instance's
+    ``remove_unowned`` may take it in that moment and remove it. So claim locks what the path
+    names, checks that the path still names what it locked, and starts over while a sweep
+    holds or removed it. A folder another live instance holds stays its own: BlockingIOError
+    after ``CLAIM_WITHIN_S``.
+    """
+    end = time.monotonic() + CLAIM_WITHIN_S
+    while time.monotonic() < end:
+        os.makedirs(folder, mode=mode, exist_ok=True)
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue  # removed by a sweep since it was created: create it again
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            time.sleep(0.002)  # a sweep holds it for a moment, then removes it or lets it go
+            continue
+        if _names(folder, fd):
+            return fd
+        os.close(fd)  # a sweep removed it after we opened it
+    raise BlockingIOError(errno.EWOULDBLOCK, f"cannot lock {folder}: another instance holds it")
+
+
+def _names(path: str, fd: int) -> bool:
+    """Whether ``path`` names the folder open as ``fd``."""
+    try:
+        here = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 def remove_unowned(top: str, remove: Callable[[str], None]) -> None:

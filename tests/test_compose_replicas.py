@@ -93,6 +93,7 @@ def test_replicas_behind_the_load_balancer_survive_a_kill_and_a_restart(docker_c
     project = f"codetest-scale-{os.getpid()}"
     env = dict(os.environ, CODETEST_API_IMAGE=images, CODETEST_LB_IMAGE=LB_IMAGE, CODETEST_SLOTS="1",
                CODETEST_DOCKER_RUNTIME="runc", CODETEST_LB_PORT=str(lb_port),
+               CODETEST_DOCKER_STALE_SWEEP_S="5",
                **{f"CODETEST_REPLICA{i + 1}_PORT": str(p) for i, p in enumerate(replica_ports)})
     base = [*compose, "-f", str(ROOT / "docker" / "compose.yaml"), "-p", project, "--profile", "replicas"]
     services = ["lb", "api-1", "api-2", "api-3"]
@@ -197,7 +198,8 @@ def test_replicas_behind_the_load_balancer_survive_a_kill_and_a_restart(docker_c
             if not left_by_killed or time.monotonic() > deadline:
                 break
             time.sleep(1)
-        assert left_by_killed == [], "the killed replica's sandbox containers were not removed"
+        assert left_by_killed == [], ("the killed replica's sandbox containers were not removed",
+                                      _why_left(docker_client, base, env, project, left_by_killed))
         live = {_owner_ns(c) for c in docker_client.api.containers(filters={"label": "codetest.backend=docker"})}
         assert pid_namespace(docker_client, containers()["api-1"]) in live
         # One compile cache for all: what replica 1 compiled, replica 3 runs without compiling.
@@ -224,6 +226,26 @@ def test_replicas_behind_the_load_balancer_survive_a_kill_and_a_restart(docker_c
     left = [c for c in docker_client.api.containers(all=True, filters={"label": "codetest.backend=docker"})
             if _owner_ns(c) in namespaces]
     assert left == []
+
+
+def _why_left(client, base: list[str], env: dict, project: str, left: list[str]) -> dict:
+    """What a failure report needs: each container's state and pool, the owners folder as the
+    shared volume holds it, and what the live replicas logged about sweeping."""
+    report: dict = {}
+    for cid in left:
+        info = client.api.inspect_container(cid)
+        report[cid[:12]] = {"state": info["State"], "created": info["Created"], "labels": info["Config"]["Labels"]}
+    try:
+        mount = client.api.inspect_volume(f"{project}_codetest-shared")["Mountpoint"]
+        report["owners"] = sorted(os.listdir(os.path.join(mount, "docker-pools")))
+    except Exception as e:  # noqa: BLE001 - a report, not a check
+        report["owners"] = repr(e)
+    for service in ("api-1", "api-3"):
+        logs = subprocess.run([*base, "logs", "--no-color", service], env=env, capture_output=True, text=True,
+                              timeout=60)
+        report[service] = [line for line in (logs.stdout + logs.stderr).splitlines()
+                           if any(w in line for w in ("pool", "stale", "remov", "sweep", "Error", "error"))][-40:]
+    return report
 
 
 def _owner_ns(container: dict) -> int:

@@ -187,17 +187,14 @@ class DockerBackend:
 
         The kernel drops the lock when the process dies, however it dies (SIGKILL, OOM) and
         in whatever PID namespace or container it ran: that is how a later instance sharing
-        the folder knows the pool's containers are left over (sandbox/ownership.py). The folder
-        is locked under a temporary name first, so no one ever sees it unlocked."""
+        the folder knows the pool's containers are left over (sandbox/ownership.py; ``claim``
+        holds the folder against the other instances' sweeps from the moment it returns)."""
         top = self.settings.owners_dir
         if not top:
             return None
-        tmp = os.path.join(top, f".new-{self.pool_id}")
         try:
             os.makedirs(top, mode=0o755, exist_ok=True)
-            fd = claim(tmp)
-            os.rename(tmp, os.path.join(top, f"pool-{self.pool_id}"))
-            return fd
+            return claim(os.path.join(top, f"pool-{self.pool_id}"))
         except OSError as e:
             log.warning("cannot hold a lock in %s (%s): if this instance dies, only an instance in its own "
                         "PID namespace removes its containers", top, e)
@@ -212,7 +209,16 @@ class DockerBackend:
         * an owner label in this host's and PID namespace whose process is gone (an instance
           that could hold no lock)."""
         if self.settings.owners_dir:
-            remove_unowned(self.settings.owners_dir, self._remove_dead_pool)
+            dead: set[str] = set()
+
+            def remove(folder: str) -> None:
+                dead.add(folder)
+                self._remove_dead_pool(folder)
+
+            remove_unowned(self.settings.owners_dir, remove)
+            # A folder found dead once and locked since (a sweep took it in the moment before
+            # its owner locked it) starts its grace again should its owner die later.
+            self._dead_since = {f: t for f, t in self._dead_since.items() if f in dead}
         mine = owner_label().rsplit(":", 1)[0]  # host:pid-namespace
         try:
             stale = self.client.api.containers(all=True, filters={"label": f"{LABEL_BACKEND}=docker"})
