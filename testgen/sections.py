@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, input_lines
 from .relations import HeadBound, bound_values, infer_head_bounds, stated_bounds
-from .shapes import CROWDED_ROWS, STRESS_LADDER, crowded, row_order, stress_step
+from .shapes import draw_count, row_order, stress_step
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 if TYPE_CHECKING:
@@ -658,22 +658,9 @@ def _bounds(parts: list[Section]) -> set[Ref]:
 
 
 def _count(sl: "Slot", kind: str, rng: random.Random, i: int, cap: int, least: int) -> int:
-    """A count drawn like the one-block layouts' counts (``StdioModel._count``)."""
-    from .smodel import SMALL_ROWS
-
+    """A count drawn like the one-block layouts' counts."""
     lo = max(int(sl.lo), least)
-    hi_cap = max(lo, min(int(sl.hi), cap))
-    if kind == "stress":
-        rung = stress_step(i)[0]
-        return max(lo, hi_cap // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(hi_cap, 1000))
-    if kind == "structured":
-        return rng.randint(lo, max(lo, min(hi_cap, [10, 100, 2000][i % 3])))
-    small = max(lo, min(hi_cap, SMALL_ROWS))
-    if kind == "special" and crowded(i):
-        return rng.randint(lo, max(lo, min(hi_cap, CROWDED_ROWS)))
-    if kind == "boundary":
-        return [lo, small, min(lo + 1, hi_cap), max(lo, small - 1)][i % 4]
-    return rng.randint(lo, max(lo, min(small, max(lo, 20) if kind == "regular" else small)))
+    return draw_count(kind, lo, min(int(sl.hi), cap), rng, i)
 
 
 def _tokens(parts: list[Section], head: list[list[Any]]) -> int:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Optional
 if TYPE_CHECKING:
     from .smodel import Slot
 
+SMALL_ROWS = 1000  # rows of the non-stress families
 CROWDED_ROWS = 8  # a crowded special input: at most this many rows ...
 CROWDED_SPAN = 10  # ... with numbers in [lo, lo + 10]
 # Stress inputs: (rung of the size ladder, shape), in order. Rung 0 is the stated maximum; the
@@ -66,3 +67,21 @@ def row_order(kind: str, i: int) -> Optional[str]:
         shape = stress_step(i)[1]
         return shape if shape in ("ascending", "descending") else None
     return None
+
+
+def draw_count(kind: str, lo: int, hi: int, rng: random.Random, i: int) -> int:
+    """How many rows (or values) input ``i`` of family ``kind`` has, between ``lo`` and ``hi``."""
+    hi_cap = max(lo, hi)
+    if kind == "stress":  # a ladder down from the maximum: validation keeps what every gold runs in time
+        rung = stress_step(i)[0]
+        return max(lo, hi_cap // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(hi_cap, 1000))
+    if kind == "structured":
+        return rng.randint(lo, max(lo, min(hi_cap, [10, 100, 2000][i % 3])))
+    # maximum sizes are the stress family's job; the others stay small enough to generate,
+    # validate and judge quickly (the largest count boundary lives in the stress ladder)
+    small = max(lo, min(hi_cap, SMALL_ROWS))
+    if kind == "special" and crowded(i):
+        return rng.randint(lo, max(lo, min(hi_cap, CROWDED_ROWS)))
+    if kind == "boundary":
+        return [lo, small, min(lo + 1, hi_cap), max(lo, small - 1)][i % 4]
+    return rng.randint(lo, max(lo, min(small, max(lo, 20) if kind == "regular" else small)))

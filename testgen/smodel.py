@@ -30,14 +30,13 @@ from .brackets import balanced_pairs, make_balanced
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, normalize, said_of, says_no_input
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
-from .shapes import CROWDED_ROWS, CROWDED_SPAN, STRESS_LADDER, crowded, row_order, stress_step, stress_value
+from .shapes import CROWDED_SPAN, crowded, draw_count, row_order, stress_step, stress_value
 from .relations import (HeadBound, RowRelations, bound_values, fit_length, infer_head_bounds, infer_relations,
                         length_ties)
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
-SMALL_ROWS = 1000  # rows of the non-stress families
 _INT = re.compile(r"-?\d+\Z")
 _FLOAT = re.compile(r"-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)\Z")
 
@@ -364,22 +363,8 @@ class StdioModel:
         return out
 
     def _count(self, kind: str, rng: random.Random, i: int) -> int:
-        lo, hi = self.count_lo, self.count_hi
         per_row = max(1, len(self.row) if self.row else 1)
-        hi_cap = max(lo, min(hi, MAX_INPUT_TOKENS // per_row))
-        if kind == "stress":  # a ladder down from the maximum: validation keeps what every gold runs in time
-            rung = stress_step(i)[0]
-            return max(lo, hi_cap // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(hi_cap, 1000))
-        if kind == "structured":
-            return rng.randint(lo, max(lo, min(hi_cap, [10, 100, 2000][i % 3])))
-        # maximum sizes are the stress family's job; the others stay small enough to generate,
-        # validate and judge quickly (the largest count boundary lives in the stress ladder)
-        small = max(lo, min(hi_cap, SMALL_ROWS))
-        if kind == "special" and crowded(i):
-            return rng.randint(lo, max(lo, min(hi_cap, CROWDED_ROWS)))
-        if kind == "boundary":
-            return [lo, small, min(lo + 1, hi_cap), max(lo, small - 1)][i % 4]
-        return rng.randint(lo, max(lo, min(small, max(lo, 20) if kind == "regular" else small)))
+        return draw_count(kind, self.count_lo, min(self.count_hi, MAX_INPUT_TOKENS // per_row), rng, i)
 
     def _value(self, sl: Slot, kind: str, rng: random.Random, i: int, j: int) -> Any:
         if kind == "boundary":
