@@ -24,14 +24,13 @@ from .config import SandboxConfig
 from .cpu_gate import cpu_gate_for
 from .errors import DeadlinePassed, SandboxUnavailable, Saturated, ToolchainMissing
 from .isolation_gate import health_report, refuse_unless_isolated
-from .judge import CHECKER_LIMITS, Job  # noqa: F401  (CHECKER_LIMITS re-exported)
+from .judge import Job
 from .languages import Toolchain, detect_toolchains, get_language
 from .models import CompileResult, Limits, RunRequest, RunResult
 from .output_budget import OutputBudget
 from .ownership import claim, remove_unowned
-from .programs import Compiler, Program, exec_limits  # noqa: F401  (re-exported)
+from .programs import Compiler, Program
 from .scheduler import FairScheduler
-from .verdict import overall_verdict  # noqa: F401  (re-exported)
 
 
 class Sandbox:
