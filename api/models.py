@@ -45,6 +45,7 @@ class RewardItem(BaseModel):
     compare: Compare = "whitespace"
     float_tol: float = Field(1e-6, ge=0, le=1)
     integer_tolerance: bool = Field(False, description="compare=float: integers within float_tol too")
+    case_sensitive: bool = Field(True, description="false: the token modes compare letters regardless of case")
     stop_on_first_failure: bool = False
     entry_point: Optional[str] = Field(None, pattern=ENTRY_POINT_PATTERN)
 

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from .models import RewardItem
 
-_ITEM_FIELDS = {"tests", "language", "limits", "compare", "float_tol", "integer_tolerance", "stop_on_first_failure", "entry_point", "id"}
+_ITEM_FIELDS = {"tests", "language", "limits", "compare", "float_tol", "integer_tolerance", "case_sensitive",
+                "stop_on_first_failure", "entry_point", "id"}
 
 
 def _tests_from_inputs(label: dict) -> list[dict]:

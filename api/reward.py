@@ -108,7 +108,7 @@ def prepare(item: RewardItem, available: Iterable[str], max_output_mb: float = f
     try:
         job = RunRequest(
             language=lang, code=code, tests=item.tests, limits=item.limits, compare=item.compare,
-            float_tol=item.float_tol, integer_tolerance=item.integer_tolerance,
+            float_tol=item.float_tol, integer_tolerance=item.integer_tolerance, case_sensitive=item.case_sensitive,
             stop_on_first_failure=item.stop_on_first_failure, entry_point=item.entry_point,
         )
     except ValidationError as e:

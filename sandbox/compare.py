@@ -131,9 +131,15 @@ def float_tokens(out: Text, expected: Text, tol: float, integer_tolerance: bool 
                for g, w in _token_pairs(as_bytes(out), as_bytes(expected)))
 
 
-def compare_output(mode: str, out: Text, expected: Text, tol: float, integer_tolerance: bool = False) -> bool:
+def compare_output(mode: str, out: Text, expected: Text, tol: float, integer_tolerance: bool = False,
+                   case_sensitive: bool = True) -> bool:
+    """Whether ``out`` is accepted against ``expected`` under ``mode``. ``case_sensitive`` False:
+    the token modes compare ASCII letters regardless of case (Kattis' default validator unless
+    its problem says ``case_sensitive``); ``exact`` stays byte for byte."""
     if mode == "exact":
         return exact(out, expected)
+    if not case_sensitive:
+        out, expected = as_bytes(out).lower(), as_bytes(expected).lower()
     if mode == "float":
         return float_tokens(out, expected, tol, integer_tolerance)
     if mode == "unordered":

@@ -138,7 +138,7 @@ class Job:
                 else:
                     mode = req.compare if isinstance(req.compare, str) else "whitespace"
                     ok = cmp.compare_output(mode, stdout, test.expected_stdout, req.float_tol,
-                                            req.integer_tolerance)
+                                            req.integer_tolerance, req.case_sensitive)
                     outcome = Outcome.ACCEPTED if ok else Outcome.REJECTED
         shown = value_text.encode("utf-8", "surrogatepass") if value_text is not None else stdout
         fetched = _base64_cost(facts.files)

@@ -124,6 +124,9 @@ class RunRequest(BaseModel):
     float_tol: float = Field(1e-6, ge=0, le=1)
     integer_tolerance: bool = Field(
         False, description="compare=float: apply float_tol to integer tokens too (default: integers exact)")
+    case_sensitive: bool = Field(
+        True, description="false: whitespace, float and unordered compare letters regardless of case (Kattis' "
+                          "default validator without its case_sensitive flag)")
     stop_on_first_failure: bool = False
     entry_point: Optional[str] = Field(
         None, description="function-call tests: the function the tests call (HumanEval style, `solve`) or a "

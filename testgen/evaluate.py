@@ -104,7 +104,7 @@ def judge_request(problem: Problem, prog: Program, tests: list[TestCase]) -> Run
     fn = bool(tests) and tests[0].is_function
     code, entry = problem.runnable(prog.code) if fn else (prog.code, None)
     return RunRequest(language=prog.language, code=code, tests=tests, limits=problem.limits,
-                      compare=problem.compare, float_tol=problem.float_tol,
+                      compare=problem.compare, float_tol=problem.float_tol, case_sensitive=problem.case_sensitive,
                       entry_point=entry, stop_on_first_failure=True)
 
 

@@ -110,12 +110,13 @@ class StdioProgram:
 
 def run_stdio(runner: Runner, programs: list[StdioProgram], inputs: list[str], limits: Limits,
               expected: Optional[list[Optional[str]]] = None, compare: Compare = "whitespace",
-              float_tol: float = 1e-6) -> list[RunResult]:
+              float_tol: float = 1e-6, case_sensitive: bool = True) -> list[RunResult]:
     """One RunRequest per program with every input as a test (judged when ``expected`` is given)."""
     tests = [TestCase(stdin=s, expected_stdout=(expected[i] if expected else None)) for i, s in enumerate(inputs)]
     reqs = []
     for prog in programs:
         reqs.append(RunRequest(language=prog.language, code=prog.code, tests=tests, limits=limits,
-                               compare=compare if expected else "whitespace", float_tol=float_tol))
+                               compare=compare if expected else "whitespace", float_tol=float_tol,
+                               case_sensitive=case_sensitive))
     outs = runner.run_many(reqs) if tests else []
     return [o if isinstance(o, RunResult) else failed_result(o, len(tests)) for o in outs]

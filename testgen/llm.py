@@ -25,7 +25,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from sandbox.compare import compare_output
 from sandbox.models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, Verdict
 
 from .answers import several_answers
@@ -318,7 +317,8 @@ def _checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candi
             else:
                 compare = CheckerCompare(checker=Checker(language="python", code=code, protocol="testlib"))
                 judged = run_stdio(runner, [StdioProgram(g.language, g.code) for g in problem.gold], inputs,
-                                   problem.limits, expected=list(ref), compare=compare, float_tol=problem.float_tol)
+                                   problem.limits, expected=list(ref), compare=compare, float_tol=problem.float_tol,
+                                   case_sensitive=problem.case_sensitive)
                 for res in judged:
                     bad = next((i for i, t in enumerate(res.tests) if t.verdict != Verdict.AC), None)
                     if bad is not None:
@@ -373,10 +373,9 @@ def _seed_disagreement(problem: Problem, runner: Runner, code: str) -> Optional[
     fail = _first_failure(brute_res)
     if fail:
         return fail
-    mode = problem.compare if isinstance(problem.compare, str) else "whitespace"
     for i, (b, g) in enumerate(zip(brute_res.tests, gold_res.tests)):
         want = problem.seeds[i].get("expected_stdout", g.stdout)
-        if not compare_output(mode, b.stdout, want, problem.float_tol):
+        if not problem.outputs_agree(b.stdout, want):
             return "disagreement", (f"on the input {stdins[i][:300]!r} it printed {b.stdout[:200]!r}, the right "
                                     f"answer is {want[:200]!r}")
     return None

@@ -199,6 +199,8 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
         # judges must compare the same way, so the suite record says so (engine compare modes)
         extra["compare"] = problem.compare
         extra["float_tol"] = problem.float_tol
+    if not problem.case_sensitive:  # judges of the suite compare letters regardless of case too
+        extra["case_sensitive"] = False
     kept, narrowed = quarantine(cands, val.kept, len(val.usable_gold) + len(problem.referees))
     if narrowed:
         stats["narrowed"] = narrowed

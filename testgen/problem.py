@@ -59,6 +59,9 @@ class Problem(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     compare: Compare = "whitespace"
     float_tol: float = 1e-6
+    # False: letters compare regardless of case (Kattis' default output validator, unless the
+    # problem gives it ``case_sensitive``)
+    case_sensitive: bool = True
     validators: list[InputValidator] = Field(default_factory=list)
     heldout_correct: list[Program] = Field(default_factory=list)
     heldout_incorrect: list[Program] = Field(default_factory=list)
@@ -91,6 +94,14 @@ class Problem(BaseModel):
         from sandbox.compare import values_equal, values_equal_unordered
 
         return (values_equal_unordered if self.compare == "unordered" else values_equal)(got, want, self.float_tol)
+
+    def outputs_agree(self, out: str, expected: str) -> bool:
+        """Whether stdout ``out`` is accepted against ``expected`` by the problem's comparison
+        (its mode, tolerance and case; a checker's problem compares as ``whitespace`` here)."""
+        from sandbox.compare import compare_output
+
+        mode = self.compare if isinstance(self.compare, str) else "whitespace"
+        return compare_output(mode, out, expected, self.float_tol, case_sensitive=self.case_sensitive)
 
     @property
     def has_checker(self) -> bool:
@@ -229,6 +240,18 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     if stated is not None:  # "absolute or relative error of at most 10^-6": compare as floats
         return "float", stated, None
     return "whitespace", tol, None
+
+
+def _case_sensitive(rec: dict[str, Any]) -> bool:
+    """Kattis' default output validator ignores case unless the problem passes it
+    ``case_sensitive``; a record says which in ``case_sensitive`` (the engine's field, as a
+    synthesized suite records it) or ``default_validator`` (else: case matters)."""
+    if isinstance(rec.get("case_sensitive"), bool):
+        return rec["case_sensitive"]
+    dv = rec.get("default_validator")
+    if isinstance(dv, dict) and isinstance(dv.get("case_sensitive"), bool):
+        return dv["case_sensitive"]
+    return True
 
 
 def _validator_fields(rec: dict[str, Any]) -> list[str]:
@@ -396,7 +419,8 @@ def load_problem(rec: dict[str, Any]) -> Problem:
     return Problem(
         id=str(pid), io=io, statement=statement,
         entry_point=entry if io == "function" else None, gold=gold, seeds=_seeds_of(rec, io),
-        limits=limits, time_policy=policy, compare=compare, float_tol=tol, validators=_validators_of(rec, notes),
+        limits=limits, time_policy=policy, compare=compare, float_tol=tol, case_sensitive=_case_sensitive(rec),
+        validators=_validators_of(rec, notes),
         heldout_correct=_programs(rec.get("heldout_correct")),
         heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported, notes=notes,
         needs_checker=needs_checker,

@@ -93,7 +93,8 @@ def _stdio_kills(problem: Problem, ms: list[Mutant], cands: list[Candidate], run
 
     def run(idx: list[int], mut: list[int]) -> list:
         return run_stdio(runner, [StdioProgram("python", ms[m].code) for m in mut], [inputs[i] for i in idx], lim,
-                         expected=[expected[i] for i in idx], compare=problem.compare, float_tol=problem.float_tol)
+                         expected=[expected[i] for i in idx], compare=problem.compare, float_tol=problem.float_tol,
+                         case_sensitive=problem.case_sensitive)
 
     first = list(range(min(probe, len(cands))))
     rest = list(range(len(first), len(cands)))

@@ -388,9 +388,7 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
             exp = seed.get("expected_stdout")
             if t.verdict != Verdict.AC:
                 bad = f"{t.verdict.value} on seed {i}"
-            elif exp is not None and not problem.has_checker and not compare_output(
-                    problem.compare if isinstance(problem.compare, str) else "whitespace", t.stdout, exp,
-                    problem.float_tol):
+            elif exp is not None and not problem.has_checker and not problem.outputs_agree(t.stdout, exp):
                 if problem.compare == "whitespace" and _same_numbers(t.stdout, exp):
                     # the example and the gold print the same numbers to different digits: the
                     # judge must compare them as numbers (the statement's tolerance, or 1e-6)
@@ -436,17 +434,15 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
                     reasons[i] = "gold_disagree" if t.verdict == Verdict.WA else "checker_error" \
                         if t.verdict == Verdict.SE else "gold_error"
     else:
-        mode = problem.compare if isinstance(problem.compare, str) else "whitespace"
         for p in usable[1:]:
             for i, t in enumerate(r1[p].tests):
-                if not reasons[i] and not compare_output(mode, t.stdout, expected[i], problem.float_tol):
+                if not reasons[i] and not problem.outputs_agree(t.stdout, expected[i]):
                     reasons[i] = "gold_disagree"
     valid, notes, out.validators_used = _validator_verdicts(problem, inputs, runner)
     out.notes += notes
     if problem.referees and not problem.has_checker:
-        mode = problem.compare if isinstance(problem.compare, str) else "whitespace"
         for i, t in _referee_stdio(problem, inputs, runner):
-            if not reasons[i] and not compare_output(mode, t.stdout, expected[i], problem.float_tol):
+            if not reasons[i] and not problem.outputs_agree(t.stdout, expected[i]):
                 reasons[i] = "referee_disagree"
     for i, c in enumerate(cands):
         if not valid[i]:

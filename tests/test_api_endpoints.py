@@ -118,6 +118,18 @@ def test_language_alias(http):
 
 # ------------------------------------------------------------------ reward
 
+def test_case_insensitive_comparison_on_run_and_reward(http):
+    """``case_sensitive: false`` (Kattis' default validator): YES passes for yes on /v1/run and
+    /v1/reward; by default case matters."""
+    code = "print(input().upper())"
+    tests = [{"stdin": "yes\n", "expected_stdout": "yes\n"}]
+    assert run(http, language="python", code=code, tests=tests)["verdict"] == "WA"
+    assert run(http, language="python", code=code, tests=tests, case_sensitive=False)["verdict"] == "AC"
+    items = [{"id": "a", "completion": fenced(code), "tests": tests, "case_sensitive": False},
+             {"id": "b", "completion": fenced(code), "tests": tests}]
+    assert [r["reward"] for r in reward(http, items)] == [1.0, 0.0]
+
+
 def reward(http, items, **body) -> list[dict]:
     r = http.post("/v1/reward", json={"items": items, **body})
     assert r.status_code == 200, r.text

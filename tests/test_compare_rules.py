@@ -112,3 +112,19 @@ def test_values_equal_never_raises_on_deep_values():
     for _ in range(100000):
         deep = [deep]
     assert cmp.values_equal(deep, [], 1e-6) is False
+
+
+# -- case: Kattis' default validator ignores it unless the problem says case_sensitive
+
+@pytest.mark.parametrize("mode", ["whitespace", "float", "unordered"])
+def test_case_insensitive_token_modes_ignore_the_case_of_letters_only(mode):
+    assert not cmp.compare_output(mode, b"YES\n", b"yes\n", 1e-6)
+    assert cmp.compare_output(mode, b"YES\n", b"yes\n", 1e-6, case_sensitive=False)
+    assert cmp.compare_output(mode, b"Impossible 1E3\n", b"impossible 1e3\n", 1e-6, case_sensitive=False)
+    assert not cmp.compare_output(mode, b"yes 2\n", b"yes 3\n", 1e-6, case_sensitive=False)
+    # only ASCII letters fold: other bytes stay themselves
+    assert not cmp.compare_output(mode, "\u00c9\n".encode(), "\u00e9\n".encode(), 1e-6, case_sensitive=False)
+
+
+def test_exact_stays_byte_for_byte_whatever_the_case_flag():
+    assert not cmp.compare_output("exact", b"YES\n", b"yes\n", 1e-6, case_sensitive=False)

@@ -286,3 +286,33 @@ def test_the_same_pipeline_through_the_http_service(runner):
             remote_runner.close()
     assert remote["testgen"]["status"] == "ok", remote["testgen"]
     assert remote["tests"] == local["tests"]
+
+
+# "yes"/"no" answers, judged as Kattis' default output validator judges them unless the problem
+# passes it case_sensitive: letters regardless of case.
+SIGN_PY = "n = int(input())\nprint('yes' if n >= 0 else 'no')\n"
+SIGN_C = '#include <stdio.h>\nint main(){long long n; scanf("%lld",&n); puts(n >= 0 ? "YES" : "NO"); return 0;}\n'
+
+
+def test_a_kattis_problem_that_ignores_case_keeps_golds_and_programs_that_print_another_case(runner):
+    rec = {"id": "sign", "io": "stdio",
+           "statement": r"One integer $n$ ($-1000 \le n \le 1000$). Print yes if $n \ge 0$, else no.",
+           "gold_solutions": [{"language": "python", "code": SIGN_PY}, {"language": "c", "code": SIGN_C}],
+           "seed_tests": [{"stdin": "3\n", "expected_stdout": "yes\n"}, {"stdin": "-2\n", "expected_stdout": "no\n"}],
+           "limits": {"time_s": 1, "memory_mb": 256},
+           "default_validator": {"case_sensitive": False, "space_change_sensitive": False},
+           "heldout_correct": [{"language": "c", "code": SIGN_C},
+                               {"language": "python", "code": "print('Yes' if int(input()) >= 0 else 'No')\n"}],
+           "heldout_incorrect": [{"language": "python", "code": "print('YES' if int(input()) > 0 else 'NO')\n"}]}
+    assert load_problem(rec).case_sensitive is False
+    assert load_problem(dict(rec, default_validator={"case_sensitive": True})).case_sensitive is True
+    suite = synthesize(rec, runner, FAST)
+    tg = suite["testgen"]
+    # the C gold prints YES where the Python one prints yes: they agree, nothing is dropped for it
+    assert tg["status"] == "ok" and "gold_disagree" not in tg.get("dropped", {}), tg
+    assert suite["case_sensitive"] is False  # whoever judges the suite later compares the same way
+    pool = evaluate([suite], runner).pooled()
+    assert (pool["tpr"], pool["tnr"]) == (1.0, 1.0), pool
+    # judged with case mattering, the correct programs that print another case would fail
+    strict = evaluate([dict(suite, case_sensitive=True)], runner).pooled()
+    assert strict["tpr"] == 0.0, strict
