@@ -103,7 +103,7 @@ class SandboxConfig:
     # next one while the machine has more than this many tasks per core ready to run and our own
     # CPU-bound programs are what crowds it. They then run a few at a time instead of all sharing
     # the cores and all missing their clients' deadlines. 0 (the default) leaves the gate off: it
-    # costs quick workloads 5-15 % of their throughput (docs/api.md); 2 is the tested setting.
+    # costs quick workloads about 6 % of their throughput (docs/api.md); 2 is the tested setting.
     runnable_per_core: float = field(default_factory=lambda: env("CODETEST_RUNNABLE_PER_CORE",
                                                                  non_negative(float), 0.0))
     # Compile cache and scratch space live here.
