@@ -19,6 +19,8 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Iterator
 
 from sandbox import Limits, RunRequest, Sandbox, TestCase
 from conftest import make_config
@@ -29,13 +31,24 @@ SLEEPER = "import time\ntime.sleep(30)\nprint('done')\n"
 AT_ONCE = 12 * (os.cpu_count() or 1)  # 4.8 s of CPU per core: each waits far past its 3 s wall limit
 
 
-def test_cpu_bound_programs_are_not_killed_by_the_clock_while_they_wait_for_a_cpu():
+@contextmanager
+def native_sandbox(slots: int, gate: float = 0) -> Iterator[Sandbox]:
+    """A native sandbox of ``slots`` slots (enough that every program runs at once, as the
+    service's many slots let them), its CPU gate at ``gate`` (0: off), in a state dir of its own."""
     state = tempfile.mkdtemp(prefix="codetest-load-")
     cfg = make_config("native", state)
-    cfg.slots = AT_ONCE + 1  # every program runs at once, as the service's many slots let them
-    cfg.runnable_per_core = 0
+    cfg.slots = slots
+    cfg.runnable_per_core = gate
     sb = Sandbox(cfg)
     try:
+        yield sb
+    finally:
+        sb.close()
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def test_cpu_bound_programs_are_not_killed_by_the_clock_while_they_wait_for_a_cpu():
+    with native_sandbox(AT_ONCE + 1) as sb:
         limits = Limits(time_s=1, wall_time_s=3)
         results: list = []
 
@@ -59,9 +72,6 @@ def test_cpu_bound_programs_are_not_killed_by_the_clock_while_they_wait_for_a_cp
         # The wall limit still catches a program that sleeps: it waited for nothing.
         (sleeper,) = [r for code, r in results if code == SLEEPER]
         assert sleeper.verdict.value == "TLE" and sleeper.tests[0].wall_time_s < 10, sleeper.tests[0]
-    finally:
-        sb.close()
-        shutil.rmtree(state, ignore_errors=True)
 
 
 def test_a_program_whose_clock_ran_out_while_it_waited_for_a_cpu_is_not_judged():
@@ -73,12 +83,7 @@ def test_a_program_whose_clock_ran_out_while_it_waited_for_a_cpu_is_not_judged()
     from sandbox.backends.base import Deadline
     from sandbox.errors import DeadlinePassed
 
-    state = tempfile.mkdtemp(prefix="codetest-load-")
-    cfg = make_config("native", state)
-    cfg.slots = AT_ONCE
-    cfg.runnable_per_core = 0
-    sb = Sandbox(cfg)
-    try:
+    with native_sandbox(AT_ONCE) as sb:
         limits = Limits(time_s=1, wall_time_s=3)
         outcomes: list = []
 
@@ -100,9 +105,6 @@ def test_a_program_whose_clock_ran_out_while_it_waited_for_a_cpu_is_not_judged()
         refused = [str(r) for r in outcomes if isinstance(r, DeadlinePassed)]
         assert refused, f"the machine was not busy enough to test anything: {judged[:4]}"
         assert all("not judged" in m and "retry later" in m for m in refused), refused[:2]
-    finally:
-        sb.close()
-        shutil.rmtree(state, ignore_errors=True)
 
 
 def verl_scores(code: str, n: int, gate: float) -> list[tuple]:
@@ -116,12 +118,7 @@ def verl_scores(code: str, n: int, gate: float) -> list[tuple]:
     from api.testing import serve_in_thread
 
     call = sys.modules[load_verl_sandbox_fusion().__name__ + ".utils"].call_sandbox_api
-    state = tempfile.mkdtemp(prefix="codetest-load-")
-    cfg = make_config("native", state)
-    cfg.slots = n
-    cfg.runnable_per_core = gate
-    sb = Sandbox(cfg)
-    try:
+    with native_sandbox(n, gate) as sb:
         with serve_in_thread(create_app(sb)) as url:
             def one(_: int) -> tuple:
                 out, err = call(url + "/run_code", code, "", 1, 1, 256, "python")
@@ -130,9 +127,6 @@ def verl_scores(code: str, n: int, gate: float) -> list[tuple]:
 
             with ThreadPoolExecutor(n) as pool:
                 return list(pool.map(one, range(n)))
-    finally:
-        sb.close()
-        shutil.rmtree(state, ignore_errors=True)
 
 
 def test_verl_cpu_bound_programs_are_not_killed_by_the_clock_before_its_deadline():
