@@ -140,7 +140,7 @@ def result_for(item: RewardItem, prepared: PreparedItem, outcome: object, scorin
                             error=f"the fence names a language this sandbox does not know: {outcome}")
     if isinstance(outcome, DeadlinePassed):
         return RewardResult(id=item.id, reward=None, verdict=None, passed=0, total=total, language=lang,
-                            error=f"deadline exceeded: {outcome}")
+                            error=f"deadline exceeded before this item started: {outcome}")
     if isinstance(outcome, Saturated):
         return RewardResult(id=item.id, reward=None, total=total, language=lang, error=f"service saturated: {outcome}")
     if isinstance(outcome, SandboxUnavailable):

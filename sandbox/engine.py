@@ -163,8 +163,7 @@ class Sandbox:
         """Run one execution now, on the calling scheduler worker. Its clock budget is fitted to
         the time its client has left (``spec.deadline``), measured when it starts: time spent
         waiting for a slot or compiling is gone from it, never from the program's own limits.
-        One whose turn comes after ``deadline.start_by`` is not started, and one whose clock
-        budget ran out before its own wall time did is not judged (``DeadlinePassed`` both)."""
+        One whose turn comes after ``deadline.start_by`` is not started (``DeadlinePassed``)."""
         if spec.deadline is not None:
             now = time.monotonic()
             if now > spec.deadline.start_by:
@@ -172,14 +171,7 @@ class Sandbox:
                                      f"give it its limits within its client's time; retry later")
             spec.limits = spec.limits.within(spec.deadline.reply_by - now)
         self.count("executions")
-        facts = self.backend.execute(spec)
-        if facts.starved:
-            raise DeadlinePassed(
-                f"not judged: it waited {facts.run_delay_s:.1f}s for a CPU and its clock ran out at "
-                f"{facts.wall_s:.1f}s, {max(0.0, facts.wall_s - facts.run_delay_s):.1f}s of its own into a "
-                f"{float(spec.limits.wall_s):g}s wall limit (the machine was busy until its client's deadline); "
-                "retry later")
-        return facts
+        return self.backend.execute(spec)
 
     # -- programs
 

@@ -26,9 +26,8 @@ class ConfigError(BadRequest):
 
 
 class DeadlinePassed(SandboxError):
-    """The client's deadline came before this work could start, or before it had its own time
-    (it waited for a CPU until its clock ran out: ``Facts.starved``); the machine was busy with
-    other work, and nothing of the program was judged. Retry later."""
+    """The client's deadline came before this work could start (the machine was busy with other
+    work): nothing of the program was judged. Retry later."""
 
     retry_after_s = 1
 

@@ -59,8 +59,6 @@ def run_verdict(facts: Any, cpu_limit_s: float, memory_limit_bytes: int) -> Opti
     """The verdict the run earned on its own, before its output is judged (None: judge the output)."""
     if facts.error:
         return Decision(Verdict.SE, f"sandbox error: {facts.error}")
-    if getattr(facts, "starved", False):  # the engine refuses these first; never the program's doing
-        return Decision(Verdict.SE, "not judged: the machine was too busy to give it its time")
     if facts.output_exceeded:
         return Decision(Verdict.OLE)
     died = crashed(facts)

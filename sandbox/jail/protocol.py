@@ -122,11 +122,7 @@ LIMIT_WALL = "wall"
 LIMIT_CPU = "cpu"
 LIMIT_MEMORY = "memory"
 LIMIT_OUTPUT = "output"
-# Not a limit of the program's: its clock budget (``wall_s`` and the forgiven wait for a CPU,
-# ``Limits.clock_budget_s``, cut to its client's deadline) ran out before its own elapsed time
-# (the clock less that wait) reached ``wall_s``. Load did it; the program is not judged.
-LIMIT_CLOCK = "clock"
-KILLED_BY = (LIMIT_WALL, LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT, LIMIT_CLOCK)
+KILLED_BY = (LIMIT_WALL, LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT)
 
 
 @dataclass(frozen=True)
@@ -215,9 +211,7 @@ class Facts:
     """Bytes the jail read from the program's stderr, kept or not."""
     killed_by: Optional[str] = None
     """The limit the jail enforced by killing the program: ``wall``, ``cpu``, ``memory`` or
-    ``output``; ``clock`` when its clock budget ran out while its own elapsed time was still
-    under its wall limit (it waited for a CPU longer than it was allowed to: load, not the
-    program; never a verdict); None when the jail killed nothing (the program ended on its own)."""
+    ``output``; None when the jail killed nothing (the program ended on its own)."""
     oom_kill: bool = False
     """The kernel's OOM killer acted inside the execution's memory cgroup."""
     cpu_limit_signal: bool = False
@@ -247,11 +241,6 @@ class Facts:
     @property
     def wall_exceeded(self) -> bool:
         return self.killed_by == LIMIT_WALL
-
-    @property
-    def starved(self) -> bool:
-        """Killed by its clock budget before its own time was up (``LIMIT_CLOCK``): not judged."""
-        return self.killed_by == LIMIT_CLOCK
 
     @property
     def cpu_exceeded(self) -> bool:

@@ -12,7 +12,7 @@ import signal
 import time
 
 from .protocol import (
-    LIMIT_CLOCK, LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT, LIMIT_WALL, Facts, Limits, facts_from_error,
+    LIMIT_CPU, LIMIT_MEMORY, LIMIT_OUTPUT, LIMIT_WALL, Facts, Limits, facts_from_error,
 )
 from .spawner import run_delay_s
 
@@ -34,16 +34,15 @@ class Pipes:
                 pass
 
 
-def _stretched(deadline: float, pid: int, t0: float, lim: Limits, box) -> tuple[float, float]:
+def _stretched(deadline: float, pid: int, t0: float, lim: Limits, box) -> float:
     """The wall deadline moved by the time the program's process has waited for a CPU so far
     (up to ``lim.wait_allowance`` x its wall limit): the wall limit catches sleepers, not programs
-    that a busy machine kept waiting. Unchanged where the kernel does not show the wait (gVisor).
-    Also that wait, whole (0 where it is not forgiven or not shown)."""
+    that a busy machine kept waiting. Unchanged where the kernel does not show the wait (gVisor)."""
     allowed = float(lim.wall_s) * float(lim.wait_allowance)
     if allowed <= 0:
-        return deadline, 0.0
-    waited = run_delay_s(getattr(box, "proc", "/proc"), pid)
-    return max(deadline, t0 + float(lim.wall_s) + min(waited, allowed)), waited
+        return deadline
+    waited = min(run_delay_s(getattr(box, "proc", "/proc"), pid), allowed)
+    return max(deadline, t0 + float(lim.wall_s) + waited)
 
 
 def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box, exits) -> Facts:
@@ -82,13 +81,10 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, t0: float, box, exits) -> Fac
     while open_fds or not exited:
         now = time.monotonic()
         if killed_by is None and not exited:
-            waited = 0.0
             if now >= deadline:
-                deadline, waited = _stretched(deadline, pid, t0, lim, box)
+                deadline = _stretched(deadline, pid, t0, lim, box)
             if now >= deadline:
-                # Its own elapsed time (the clock less its wait for a CPU) under its wall limit:
-                # the wait outgrew what is forgiven (the client's deadline, or the allowance).
-                kill(LIMIT_CLOCK if now - t0 - waited < float(lim.wall_s) else LIMIT_WALL)
+                kill(LIMIT_WALL)
             elif meter is not None and now >= next_sample:
                 mem = meter.memory()
                 peak = max(peak, mem)
