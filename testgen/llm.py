@@ -317,8 +317,7 @@ def _checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candi
             else:
                 compare = CheckerCompare(checker=Checker(language="python", code=code, protocol="testlib"))
                 judged = run_stdio(runner, [StdioProgram(g.language, g.code) for g in problem.gold], inputs,
-                                   problem.limits, expected=list(ref), compare=compare, float_tol=problem.float_tol,
-                                   case_sensitive=problem.case_sensitive)
+                                   problem.limits, expected=list(ref), compare=compare, float_tol=problem.float_tol)
                 for res in judged:
                     bad = next((i for i, t in enumerate(res.tests) if t.verdict != Verdict.AC), None)
                     if bad is not None:
