@@ -12,7 +12,6 @@ problem without a suite (empty, or synthesis failed) judges nothing: it is repor
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Optional
@@ -261,35 +260,28 @@ def count_jobs(records: list[dict[str, Any]], per_label: Optional[int]) -> int:
 def load_solutions(path: str) -> dict[str, dict[str, list[Program]]]:
     """Labelled programs, from problem-shaped records (heldout_correct / heldout_incorrect) or
     from one-program-a-line records {problem_id, language, code, label: correct|incorrect}."""
-    from .problem import _programs  # the same parsing as problem files
+    from .problem import _programs, iter_records  # the same parsing as problem files
 
     out: dict[str, dict[str, list[Program]]] = {}
-    with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{no}: not JSON ({e.msg})") from None
-            if not isinstance(rec, dict):
-                raise ValueError(f"{path}:{no}: not a JSON object")
-            if "heldout_correct" in rec or "heldout_incorrect" in rec:
-                pid = str(rec.get("id") or rec.get("task_id"))
-                d = out.setdefault(pid, {"correct": [], "incorrect": []})
-                d["correct"] += _programs(rec.get("heldout_correct"))
-                d["incorrect"] += _programs(rec.get("heldout_incorrect"))
-                continue
-            pid = rec.get("problem_id") or rec.get("id") or rec.get("task_id")
-            label = rec.get("label")
-            if isinstance(rec.get("correct"), bool):
-                label = "correct" if rec["correct"] else "incorrect"
-            if pid is None or label not in ("correct", "incorrect"):
-                raise ValueError(f"{path}:{no}: needs problem_id and label correct|incorrect")
-            progs = _programs([rec])
-            if not progs:
-                raise ValueError(f"{path}:{no}: no code")
-            out.setdefault(str(pid), {"correct": [], "incorrect": []})[label] += progs
+    for no, rec, error in iter_records(path):
+        if rec is None:
+            raise ValueError(f"{path}: {error}")
+        if "heldout_correct" in rec or "heldout_incorrect" in rec:
+            pid = str(rec.get("id") or rec.get("task_id"))
+            d = out.setdefault(pid, {"correct": [], "incorrect": []})
+            d["correct"] += _programs(rec.get("heldout_correct"))
+            d["incorrect"] += _programs(rec.get("heldout_incorrect"))
+            continue
+        pid = rec.get("problem_id") or rec.get("id") or rec.get("task_id")
+        label = rec.get("label")
+        if isinstance(rec.get("correct"), bool):
+            label = "correct" if rec["correct"] else "incorrect"
+        if pid is None or label not in ("correct", "incorrect"):
+            raise ValueError(f"{path}:{no}: needs problem_id and label correct|incorrect")
+        progs = _programs([rec])
+        if not progs:
+            raise ValueError(f"{path}:{no}: no code")
+        out.setdefault(str(pid), {"correct": [], "incorrect": []})[label] += progs
     return out
 
 

@@ -208,6 +208,10 @@ def test_cli_bad_input_exits_2(tmp_path):
     bad.write_text('{"id": 1}\n')
     r = _cli("evaluate", str(bad), "--solutions", str(bad))
     assert r.returncode == 2 and "label" in r.stderr
+    garbled = tmp_path / "garbled.jsonl"
+    garbled.write_text('{"problem_id": "p", "label": "correct", "code": "print(1)"}\n{"problem_id": \n')
+    r = _cli("evaluate", str(bad), "--solutions", str(garbled))
+    assert r.returncode == 2 and "line 2: not JSON" in r.stderr, r.stderr
 
 
 def test_resumes_after_a_kill_without_redoing_finished_problems(tmp_path, state_env):
