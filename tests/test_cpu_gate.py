@@ -112,6 +112,7 @@ def test_sleeping_programs_never_hold_the_gate():
     state = tempfile.mkdtemp(prefix="codetest-gate-")
     cfg = make_config("native", state)
     cfg.slots = 8 * 8 + 8  # above the floor of 8 per core, on up to 8 cores
+    cfg.runnable_per_core = 2
     sb = Sandbox(cfg)
     try:
         assert sb.health()["cpu_gate"]["floor"] >= 2, "the native backend's gate is on by default"
