@@ -102,8 +102,10 @@ class SandboxConfig:
     # The CPU gate (cpu_gate.py): past 2 executions per core in flight, a slot waits to start its
     # next one while the machine has more than this many tasks per core ready to run and our own
     # CPU-bound programs are what crowds it. They then run a few at a time instead of all sharing
-    # the cores and all missing their clients' deadlines. 0 (the default) leaves the gate off: it
-    # costs quick workloads about 6 % of their throughput (docs/api.md); 2 is the tested setting.
+    # the cores and all missing their clients' deadlines. 0 (the default) leaves the gate off: on
+    # a mix with infinite loops the loops hold it and quick programs miss their deadlines at its
+    # door, and it costs quick workloads about 6 % of their throughput (docs/api.md); 2 is the
+    # tested setting, for completions that are nearly all CPU-heavy.
     runnable_per_core: float = field(default_factory=lambda: env("CODETEST_RUNNABLE_PER_CORE",
                                                                  non_negative(float), 0.0))
     # Compile cache and scratch space live here.

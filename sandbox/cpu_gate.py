@@ -18,14 +18,17 @@ next one only while the cores are not crowded by our own CPU-bound programs. It 
   windows (``SAMPLE_S``). Sleepers do not grow it, nor does another tenant's load, which is
   not in our account; so neither holds the gate.
 
-An execution that started less than two windows ago has not been measured yet: it may be
-CPU-bound, so it counts as such (``busy + unmeasured`` must stay below the floor). Quick
-programs (milliseconds each) are always this young, so on a crowded machine they too run at
-most the floor at a time: what this costs quick workloads is in docs/api.md. Admitting on
-the slots' measure alone let a flood in: when a few CPU-bound programs ended and others had
-just taken their slots, the measure read "fewer than the floor are busy" and 17 more started at
-once, all to be killed together by the clock. Until two windows have been measured since the
-service was last idle (a burst from nothing), the gate holds past the floor.
+An execution still running that started less than two windows ago has not been measured
+yet: it may be CPU-bound, so it counts as such (``busy + unmeasured`` must stay below the
+floor). Quick programs (milliseconds each) are always this young while they run, so on a
+crowded machine they too run at most the floor at a time: what this costs quick workloads is in
+docs/api.md. One that has ended no longer counts: counting every recent start instead capped
+a crowded service at the floor per two windows (10 executions a second on 2 cores, whatever
+they were), which made verl's mixed load of quick programs, sleepers and loops time out.
+Admitting on the slots' measure alone let a flood in: when a few CPU-bound programs ended and
+others had just taken their slots, the measure read "fewer than the floor are busy" and 17
+more started at once, all to be killed together by the clock. Until two windows have been
+measured since the service was last idle (a burst from nothing), the gate holds past the floor.
 
 CPU-bound programs hold the gate, and the queue drains a few at a time, each finishing in about
 its own CPU time (2 per core share a core at most, which the default wall limit of 2 x time +
@@ -35,16 +38,15 @@ limits. A count that cannot be read leaves the gate open: it only orders work, n
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
-from collections import deque
 from typing import Callable, Optional, Sequence
 
 LOADAVG = "/proc/loadavg"
 POLL_S = 0.05  # while closed, one waiting slot asks again this often
 SAMPLE_S = 0.2  # the slots' CPU use is measured over windows at least this long
 FLOOR_PER_CORE = 2  # executions per core it always lets run: at most this many share a core
-MOST_SLOTS = 4096  # more executions than this never run at once: the start times it keeps
 BUSY_SHARE = 0.05  # a slot that used this much of a core in each of two windows runs a CPU-bound program
 
 
@@ -84,8 +86,9 @@ class CpuGate:
         self._busy: Optional[int] = None  # slots that grew in the last two windows; None: not known
         self._grew_from: Optional[float] = None  # when the window of _grew began
         self._windows_from: Optional[float] = None  # when the older of those two windows began
-        # When it admitted each of the latest executions (more than ever run at once).
-        self._starts: deque[float] = deque(maxlen=MOST_SLOTS)
+        # When it admitted each execution still running, by its ticket (``admits``, ``ended``).
+        self._running_since: dict[int, float] = {}
+        self._tickets = itertools.count(1)
 
     def describe(self) -> dict:
         """What /healthz shows of it."""
@@ -110,20 +113,27 @@ class CpuGate:
         """The service is idle: what comes next is a new burst."""
         self._sampled_at, self._sample, self._grew, self._busy = None, (), None, None
         self._grew_from = self._windows_from = None
-        self._starts.clear()
+        self._running_since.clear()
 
-    def _unmeasured(self, in_flight: int) -> int:
-        """Executions in flight that started too late to be in both windows measured."""
-        while self._starts and self._windows_from is not None and self._starts[0] < self._windows_from:
-            self._starts.popleft()
-        return min(in_flight, len(self._starts))
+    def _unmeasured(self) -> int:
+        """Executions still running that started too late to be in both windows measured."""
+        since = self._windows_from
+        if since is None:
+            return len(self._running_since)
+        return sum(1 for t in self._running_since.values() if t >= since)
 
-    def _admit(self, now: float) -> bool:
-        self._starts.append(now)
-        return True
+    def _admit(self, now: float) -> int:
+        ticket = next(self._tickets)
+        self._running_since[ticket] = now
+        return ticket
 
-    def admits(self, in_flight: int) -> bool:
-        """Whether one more may start now; a yes is taken as that execution starting."""
+    def ended(self, ticket: int) -> None:
+        """The execution ``admits`` gave this ticket to has ended."""
+        self._running_since.pop(ticket, None)
+
+    def admits(self, in_flight: int) -> Optional[int]:
+        """A ticket if one more may start now (taken as that execution starting: hand it back
+        to ``ended`` when it ends), or None."""
         now = time.monotonic()
         if in_flight == 0:
             self._forget()
@@ -133,10 +143,10 @@ class CpuGate:
         if ready is None or ready <= self.most_runnable:
             return self._admit(now)
         self._measure(now)
-        if self._busy is not None and self._busy + self._unmeasured(in_flight) < self.floor:
+        if self._busy is not None and self._busy + self._unmeasured() < self.floor:
             return self._admit(now)  # what crowds the cores is not our CPU-bound programs
         self.held += 1
-        return False
+        return None
 
 
 def cpu_gate_for(runnable_per_core: float,

@@ -87,19 +87,23 @@ class FairScheduler:
         self._pending -= 1
         return fn, fut
 
-    def _may_start(self) -> bool:
-        if not self._queues or self._gate is None:
-            return bool(self._queues)
+    def _may_start(self) -> Optional[int]:
+        """A gate ticket (0 where there is no gate) if the next execution may start, else None."""
+        if not self._queues:
+            return None
+        if self._gate is None:
+            return 0
         try:
             return self._gate.admits(self._running)
         except Exception:  # noqa: BLE001 - the gate only orders work: a fault in it opens it
             log.exception("the CPU gate failed; starting the execution")
-            return True
+            return 0
 
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while not self._closed and not self._may_start():
+                ticket = None
+                while not self._closed and (ticket := self._may_start()) is None:
                     if self._queues and not self._gate_watched:  # work waits at a closed gate
                         self._gate_watched = True
                         try:
@@ -123,6 +127,8 @@ class FairScheduler:
             finally:
                 with self._cv:
                     self._running -= 1
+                    if ticket and self._gate is not None:
+                        self._gate.ended(ticket)
                     if self._queues:
                         self._cv.notify()  # a slot's worth of room, perhaps past the gate
 

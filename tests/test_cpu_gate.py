@@ -78,9 +78,9 @@ def test_programs_it_has_not_measured_yet_count_as_cpu_bound(tmp_path):
     g = gate(tmp_path, 9, busy=1)
     admitted = []
     for _ in range(3):  # two windows measured: 1 busy
-        admitted.append(g.admits(40))
+        admitted.append(g.admits(40) is not None)
         time.sleep(SAMPLE_S + 0.02)
-    admitted += [g.admits(40) for _ in range(20)]  # a burst in the same window
+    admitted += [g.admits(40) is not None for _ in range(20)]  # a burst in the same window
     assert sum(admitted) == g.floor - 1, admitted
     # Once measured (they never grew: sleepers), they no longer hold it.
     for _ in range(10):
@@ -89,6 +89,25 @@ def test_programs_it_has_not_measured_yet_count_as_cpu_bound(tmp_path):
             break
     else:
         raise AssertionError("programs measured as sleepers still held the gate")
+
+
+def test_programs_that_have_ended_no_longer_count(tmp_path):
+    """A crowded machine, sleepers filling the slots (measured: they hold nothing), and a stream
+    of quick programs: each one that ends frees its place at once. Counting every recent start
+    instead held a crowded service to the floor per two windows (10 starts a second on 2 cores):
+    verl's mix of quick programs, sleepers and loops then got 504s for correct programs."""
+    g = gate(tmp_path, 9, busy=0)
+    for _ in range(3):  # two windows measured: nothing busy
+        ticket = g.admits(40)
+        if ticket is not None:
+            g.ended(ticket)
+        time.sleep(SAMPLE_S + 0.02)
+    for i in range(50):  # within one window
+        ticket = g.admits(40)
+        assert ticket is not None, f"held after {i} quick programs had started and ended"
+        g.ended(ticket)
+    running = [g.admits(40) for _ in range(g.floor + 2)]  # these do not end: the floor holds
+    assert sum(t is not None for t in running) == g.floor, running
 
 
 def test_a_closed_gate_holds_work_back_and_lets_it_start_when_it_opens(tmp_path):
@@ -115,7 +134,7 @@ def test_sleeping_programs_never_hold_the_gate():
     cfg.runnable_per_core = 2
     sb = Sandbox(cfg)
     try:
-        assert sb.health()["cpu_gate"]["floor"] >= 2, "the native backend's gate is on by default"
+        assert sb.health()["cpu_gate"]["floor"] >= 2, "the gate is on"
         sleeper = RunRequest(language="python", code="import time\ntime.sleep(6)\n", limits=Limits(time_s=1, wall_time_s=8))
         quick = RunRequest(language="python", code="print(1)\n", tests=[TestCase(stdin="", expected_stdout="1\n")])
         sleepers = [threading.Thread(target=sb.run, args=(sleeper,)) for _ in range(sb.scheduler.gate.floor + 4)]
