@@ -541,8 +541,9 @@ class StdioModel:
             cslot = head_slots[self.count_at]
             if kind == "stress":  # as many cells as allowed, as a square, one row or one column
                 cells = min(st.max_cells or GRID_CELLS, GRID_CELLS)
-                n_rows, width = grid_size(i, cells, (int(cslot.lo), int(cslot.hi)), (int(wslot.lo), int(wslot.hi)),
-                                          MAX_INPUT_TOKENS)
+                rows_max, width = grid_size(i, cells, (int(cslot.lo), int(cslot.hi)), (int(wslot.lo), int(wslot.hi)),
+                                            MAX_INPUT_TOKENS)
+                n_rows = min(n_rows, rows_max)  # a count fixed by the caller (a test case's share) stays a cap
                 head[self.count_at] = n_rows - self.count_offset
             width = max(int(wslot.lo), min(int(wslot.hi), width))
             if st.max_cells is not None and n_rows * width > st.max_cells:  # the stated h * w bound

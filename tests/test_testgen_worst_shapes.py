@@ -137,3 +137,14 @@ def test_a_program_quadratic_in_one_side_times_out_on_the_synthesized_suite(runn
     pool = evaluate([out], runner).pooled()
     assert pool["tpr"] == 1.0
     assert pool["slow"] == 1 and pool["slow_rejected"] == 1
+
+
+def test_a_stress_grid_keeps_a_row_count_its_caller_fixed():
+    # a test case of a file of several gets its share of the rows (``cases.py``): the grid shapes
+    # may make fewer rows, never more
+    m = StdioModel.infer(GRID_SAMPLES, GRID)
+    for i in range(5):
+        text = m._one("stress", random.Random(i), i, n=7)
+        assert text is not None
+        h, w, rows = _grid(text)
+        assert h <= 7 and len(rows) == h and h * w <= 10**5
