@@ -539,7 +539,7 @@ class StdioModel:
             width = int(head[st.width_of])
             wslot = head_slots[st.width_of]
             cslot = head_slots[self.count_at]
-            if kind == "stress":  # as many cells as allowed, as a square, one row or one column
+            if kind == "stress":  # as many cells as allowed: square, wide or tall (``shapes.GRID_PLAN``)
                 cells = min(st.max_cells or GRID_CELLS, GRID_CELLS)
                 rows_max, width = grid_size(i, cells, (int(cslot.lo), int(cslot.hi)), (int(wslot.lo), int(wslot.hi)),
                                             MAX_INPUT_TOKENS)
@@ -560,8 +560,9 @@ class StdioModel:
             if kind == "stress":
                 for r, text in zip(rows, grid_rows(grid_step(i)[1], n_rows, width, cell.alphabet, rng)):
                     r[0] = text
-            for r in rows if kind != "stress" else ():
-                r[0] = fill * width if special else "".join(rng.choice(cell.alphabet) for _ in range(width))
+            else:
+                for r in rows:
+                    r[0] = fill * width if special else "".join(rng.choice(cell.alphabet) for _ in range(width))
         if st.graph and node_col is not None:
             nodes = int(head[node_col])
             shape = TREE_SHAPES[i % len(TREE_SHAPES)] if kind in ("stress", "special", "structured") else \
