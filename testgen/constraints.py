@@ -172,6 +172,22 @@ def sum_bound(text: str) -> Optional[float]:
     return None
 
 
+_PRODUCT = re.compile(
+    r"(?<![A-Za-z_\\])([A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)\s*\*\s*(?:\{\}\s*)?([A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)"
+    rf"\s*(≤|<)\s*({_NUM})")
+
+
+def product_bounds(text: str) -> list[tuple[str, str, float]]:
+    """Bounds on the product of two values ("$h \\cdot w \\le 10^5$", "n * m < 10^6"): a grid's
+    cells, a matrix's entries. Each as ``(a, b, largest product)``."""
+    out: list[tuple[str, str, float]] = []
+    for m in _PRODUCT.finditer(normalize(text)):
+        hi = parse_number(m.group(4))
+        if hi is not None:
+            out.append((m.group(1), m.group(2), hi - (1 if m.group(3) == "<" else 0)))
+    return out
+
+
 _LISTED_CHARS = re.compile(
     r"(?:consist(?:s|ing)?|composed|made up)\s+(?:only\s+)?of\s+(?:the\s+)?(?:characters?|letters?|symbols?)\s+"
     r"((?:[^\s,]\s*,\s*)*[^\s,]\s*,?\s*(?:and|or)\s+[^\s,])(?![^\s,.;:)])", re.I)

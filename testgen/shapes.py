@@ -3,6 +3,10 @@
 * stress inputs at the stated maximum in several shapes (``STRESS_PLAN``): random large values,
   values sorted either way, every value equal at the minimum or the maximum, the header's other
   values at their maximum; the smaller rungs of the size ladder as a fallback;
+* grids (rows of one word, as wide as a header value) in shapes of their own (``GRID_PLAN``): as
+  many cells as the statement allows (its ``h * w`` bound, else the token budget) as a square, as
+  wide or as tall as the sides allow, filled at random or sparse (one letter everywhere, every other
+  letter once);
 * crowded ``special`` inputs: a few rows whose numbers lie in a narrow window at the bottom of
   their range, so ties, touching and nested values are common.
 
@@ -11,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -29,6 +34,54 @@ CROWDED_SPAN = 10  # ... with numbers in [lo, lo + 10]
 STRESS_LADDER = (1, 2, 10, 100)  # hi_cap // d; the last rung is min(hi_cap, 1000)
 STRESS_PLAN = ((0, "random"), (0, "ascending"), (0, "equal-min"), (1, "random"), (0, "descending"),
                (2, "random"), (0, "equal-max"), (3, "random"), (4, "random"), (1, "ascending"))
+
+
+# Grids: (rung, shape). ``random`` and ``sparse`` are as square as the cell budget allows, ``wide``
+# and ``tall`` put the cells in as few rows (columns) as the sides' ranges allow: one row of 10^5
+# where the statement bounds h * w <= 10^5 (a solution quadratic in one side is slow only there),
+# filled as ``sparse`` is. ``sparse`` fills the grid with one letter and
+# puts every other letter of the alphabet in one random cell: what a search looks for is rare and
+# far apart, so pruning on a small answer or an early find never starts (a random grid over A-Z
+# holds every letter within a few cells of any other).
+GRID_PLAN = ((0, "random"), (0, "sparse"), (0, "wide"), (1, "random"), (0, "tall"),
+             (2, "random"), (1, "sparse"), (3, "random"), (4, "random"), (1, "wide"))
+
+
+def grid_step(i: int) -> tuple[int, str]:
+    """The ``i``-th stress grid's rung of the size ladder and its shape (``GRID_PLAN``)."""
+    return GRID_PLAN[i % len(GRID_PLAN)]
+
+
+def grid_size(i: int, cells: int, rows: tuple[int, int], width: tuple[int, int], max_rows: int) -> tuple[int, int]:
+    """Rows and width of the ``i``-th stress grid: at most ``cells`` cells (divided down the
+    ladder), each side within its stated range, at most ``max_rows`` rows."""
+    rung, shape = grid_step(i)
+    cells = max(1, cells // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(cells, 1000))
+
+    def fit(v: int, lo_hi: tuple[int, int]) -> int:
+        return max(lo_hi[0], min(lo_hi[1], v))
+
+    if shape == "wide":
+        w = fit(cells // max(1, rows[0]), width)
+        return fit(max(1, cells // w), rows), w
+    if shape == "tall":
+        h = fit(min(cells // max(1, width[0]), max_rows), rows)
+        return h, fit(max(1, cells // h), width)
+    h = fit(min(math.isqrt(cells), max_rows), rows)
+    return h, fit(cells // h, width)
+
+
+def grid_rows(shape: str, h: int, w: int, alphabet: str, rng: random.Random) -> list[str]:
+    """The rows of a stress grid: random letters, or (every shape but ``random``) sparse: one
+    letter everywhere, each other letter of the alphabet in one random cell."""
+    if shape == "random" or len(alphabet) < 2:
+        return ["".join(rng.choice(alphabet) for _ in range(w)) for _ in range(h)]
+    fill = rng.choice(alphabet)
+    grid = [[fill] * w for _ in range(h)]
+    for ch in alphabet:
+        if ch != fill:
+            grid[rng.randrange(h)][rng.randrange(w)] = ch
+    return ["".join(r) for r in grid]
 
 
 def crowded(i: int) -> bool:

@@ -28,15 +28,18 @@ from typing import Any, Optional
 
 from .brackets import balanced_pairs, make_balanced
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
-from .constraints import InputLine, Range, alphabet_hint, extract, input_lines, normalize, said_of, says_no_input
+from .constraints import (InputLine, Range, alphabet_hint, extract, input_lines, normalize, product_bounds, said_of,
+                          says_no_input)
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
-from .shapes import CROWDED_SPAN, crowded, draw_count, row_order, stress_step, stress_value
+from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
+                     stress_value)
 from .relations import (HeadBound, RowRelations, bound_values, fit_length, infer_head_bounds, infer_relations,
                         length_ties)
-from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
+from .structures import TREE_SHAPES, Structure, detect, fewest_nodes, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
+GRID_CELLS = 4 * MAX_INPUT_TOKENS  # ... and a stress grid below this many cells
 _INT = re.compile(r"-?\d+\Z")
 _FLOAT = re.compile(r"-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)\Z")
 
@@ -210,6 +213,8 @@ class StdioModel:
                                  statement, m.count_at)
         m._name_slots(input_lines(statement))
         m._fit(ranges, alpha)
+        if m.structure.width_of is not None:
+            m.structure.max_cells = m._grid_cells(statement)
         if m.shape in ("counted", "repeat") and not m.structure.labels and m.structure.width_of is None:
             m.ordered = ordered_columns(m, statement)
         for sl in m._all_slots():
@@ -233,6 +238,18 @@ class StdioModel:
                                           [sl.name for sl in m.row], statement,
                                           frozenset(m.structure.ends) if m.structure.graph else frozenset())
         return m
+
+    def _grid_cells(self, statement: str) -> Optional[int]:
+        """A grid's stated bound on rows x width ("$h \\cdot w \\le 10^5$"): the product of the
+        names of the row count and the width, in either order, where the samples respect it."""
+        names = {self.lines[0][self.count_at].name, self.lines[0][self.structure.width_of].name}  # type: ignore[index]
+        for a, b, hi in product_bounds(statement):
+            if None in names or {x for x in names if said_of(x, a) or said_of(x, b)} != names or said_of(a, b):
+                continue
+            if all(int(t[0][self.count_at]) * int(t[0][self.structure.width_of]) <= hi  # type: ignore[index]
+                   for t in self.seeds):
+                return int(hi)
+        return None
 
     def _name_slots(self, desc: list[InputLine]) -> None:
         """Give slots the statement's names for them, line by line, where the input description
@@ -356,11 +373,29 @@ class StdioModel:
                 continue
             if s is not None:
                 note = ""
-                if kind == "stress" and self.shape in ("fixed", "counted", "list", "repeat", "sections") and not (
-                        self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None)):
-                    note = "shape:" + stress_step(i)[1]
+                if kind == "stress" and self.shape in ("fixed", "counted", "list", "repeat", "sections"):
+                    note = "shape:" + self._stress_shape(i)
                 out.append((s, note))
         return out
+
+    def _stress_shape(self, i: int) -> str:
+        """The name of the ``i``-th stress input's shape: a grid's (``shapes.GRID_PLAN``), a tree's
+        or graph's (``TREE_SHAPES``; a graph on the fewest nodes at ``equal-min``), else the rows'
+        values' (``shapes.STRESS_PLAN``)."""
+        st = self.structure
+        if self.shape == "counted" and st.width_of is not None:
+            return "grid-" + grid_step(i)[1]
+        if self.shape == "counted" and st.graph and st.node_col is not None:
+            if self._fewest_nodes(i):
+                return "graph-fewest-nodes"
+            return st.graph + "-" + TREE_SHAPES[i % len(TREE_SHAPES)]
+        return stress_step(i)[1]
+
+    def _fewest_nodes(self, i: int) -> bool:
+        """Does the ``i``-th stress input put its edges on the fewest nodes they fit on (a graph, not
+        a tree, whose node count is another header value than the edge count)?"""
+        st = self.structure
+        return st.graph == "graph" and st.node_col != self.count_at and stress_step(i)[1] == "equal-min"
 
     def _count(self, kind: str, rng: random.Random, i: int) -> int:
         per_row = max(1, len(self.row) if self.row else 1)
@@ -485,7 +520,9 @@ class StdioModel:
         if st.graph and node_col is not None and node_col != self.count_at:
             # nodes and edges are both header values: nodes first, then as many edges as fit
             nodes = int(head[node_col])
-            if kind == "stress":
+            if kind == "stress" and self._fewest_nodes(i):  # a dense graph, or many edges among few nodes
+                nodes = fewest_nodes(n_rows, st, int(head_slots[node_col].lo))
+            elif kind == "stress":
                 nodes = int(head_slots[node_col].hi) if head_slots[node_col].hi <= n_rows + 1 else max(
                     2, min(int(head_slots[node_col].hi), n_rows // 2 + 1))
             nodes = max(2, nodes)
@@ -501,12 +538,18 @@ class StdioModel:
         if st.width_of is not None:
             width = int(head[st.width_of])
             wslot = head_slots[st.width_of]
-            if kind == "stress":  # a square-ish grid within the token budget
-                side = max(1, int((MAX_INPUT_TOKENS * 4) ** 0.5) // (1 + i % 3))
-                n_rows = min(n_rows, side)
-                width = max(int(wslot.lo), min(int(wslot.hi), side))
+            cslot = head_slots[self.count_at]
+            if kind == "stress":  # as many cells as allowed: square, wide or tall (``shapes.GRID_PLAN``)
+                cells = min(st.max_cells or GRID_CELLS, GRID_CELLS)
+                rows_max, width = grid_size(i, cells, (int(cslot.lo), int(cslot.hi)), (int(wslot.lo), int(wslot.hi)),
+                                            MAX_INPUT_TOKENS)
+                n_rows = min(n_rows, rows_max)  # a count fixed by the caller (a test case's share) stays a cap
                 head[self.count_at] = n_rows - self.count_offset
             width = max(int(wslot.lo), min(int(wslot.hi), width))
+            if st.max_cells is not None and n_rows * width > st.max_cells:  # the stated h * w bound
+                width = st.max_cells // max(1, n_rows)
+                if width < wslot.lo:
+                    return None
             head[st.width_of] = width
         rows: list[list[Any]] = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)]
                                  for _ in range(n_rows)]
@@ -514,8 +557,12 @@ class StdioModel:
             cell = self.row[0]
             special = kind == "special" and i % 2 == 0
             fill = rng.choice(cell.alphabet)
-            for r in rows:
-                r[0] = fill * width if special else "".join(rng.choice(cell.alphabet) for _ in range(width))
+            if kind == "stress":
+                for r, text in zip(rows, grid_rows(grid_step(i)[1], n_rows, width, cell.alphabet, rng)):
+                    r[0] = text
+            else:
+                for r in rows:
+                    r[0] = fill * width if special else "".join(rng.choice(cell.alphabet) for _ in range(width))
         if st.graph and node_col is not None:
             nodes = int(head[node_col])
             shape = TREE_SHAPES[i % len(TREE_SHAPES)] if kind in ("stress", "special", "structured") else \

@@ -33,7 +33,9 @@ class Structure:
     ends: tuple[int, int] = (0, 1)  # the two label columns of an edge
     connected: bool = False
     simple: bool = True  # no self-loops, no repeated edges
+    loops: bool = False  # some sample has an edge from a node to itself (else none is generated)
     width_of: Optional[int] = None  # grid: header column holding each row's length
+    max_cells: Optional[int] = None  # grid: the statement's bound on rows x width ("h * w <= 10^5")
 
     @property
     def node_col(self) -> Optional[int]:
@@ -100,7 +102,8 @@ def detect(headers: list[list[str]], rows: list[list[list[str]]], row_kinds: tup
             n = int(h[j])
             edges = [(int(r[a]) - st.base + 1, int(r[b]) - st.base + 1) for r in rs]
             edge_sets.append((n, edges))
-        st.simple = all(u != v for _, es in edge_sets for u, v in es) and all(
+        st.loops = any(u == v for _, es in edge_sets for u, v in es)
+        st.simple = not st.loops and all(
             len({frozenset(e) for e in es}) == len(es) for _, es in edge_sets)
         all_trees = all(len(es) == n - 1 and _components(n, es) == 1 for n, es in edge_sets)
         st.connected = all(_components(n, es) == 1 for n, es in edge_sets) or bool(
@@ -137,9 +140,21 @@ def tree_edges(n: int, shape: str, rng: random.Random) -> list[tuple[int, int]]:
     return out
 
 
+def fewest_nodes(m: int, st: Structure, lo: int = 2) -> int:
+    """The fewest nodes (at least ``lo``, at least 2) that ``m`` edges fit on: a complete graph's
+    worth of pairs for a simple graph, two nodes where repeated edges are allowed. Many edges among
+    few nodes is the dense end of the edge bound: every node of high degree, every pair joined."""
+    k = max(2, lo)
+    if st.simple:
+        while k * (k - 1) // 2 < m:
+            k += 1
+    return k
+
+
 def graph_edges(n: int, m: int, st: Structure, rng: random.Random, shape: str = "random"
                 ) -> Optional[list[tuple[int, int]]]:
-    """m edges over 1..n as the structure demands; None when that many cannot exist."""
+    """m edges over 1..n as the structure demands (a self-loop only where a sample has one); None
+    when that many cannot exist."""
     max_m = n * (n - 1) // 2 if st.simple else 10**18
     if m > max_m or (st.connected and m < n - 1):
         return None
@@ -154,7 +169,7 @@ def graph_edges(n: int, m: int, st: Structure, rng: random.Random, shape: str = 
     while len(edges) < m and tries < 20 * m + 100:
         tries += 1
         a, b = rng.randint(1, n), rng.randint(1, n)
-        if st.simple and (a == b or frozenset((a, b)) in seen):
+        if (a == b and not st.loops) or (st.simple and frozenset((a, b)) in seen):
             continue
         seen.add(frozenset((a, b)))
         edges.append((a, b))
