@@ -354,10 +354,10 @@ class ContainerBox:
         self.meter.start()
         return None
 
-    def cgroup_fds(self) -> list:
-        return []  # the container's cgroup: nothing to join
+    def program_fds(self, job: Job) -> list:
+        return []  # the container's cgroup: nothing to join; /prog is the container's own
 
-    def begin_program(self, cgroup_fds: list, channel) -> None:
+    def begin_program(self, fds: list, channel, job: Job) -> None:
         pass
 
     def forked(self) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 import signal
 import socket
 import stat
@@ -37,21 +36,29 @@ from .tree import files_from_job, read_tree, work_reply, write_tree
 CLONE_NEWCGROUP = 0x02000000
 
 
-def copy_tree(src: str, dst: str) -> None:
-    """Regular files and directories of ``src`` into ``dst`` (root-owned, read-only for the
-    program, execute bits kept); links and anything else are not copied."""
-    for dirpath, dirnames, filenames in os.walk(src):
-        rel = os.path.relpath(dirpath, src)
+def copy_tree(src_fd: int, dst: str) -> None:
+    """Regular files and directories of the folder open at ``src_fd`` into ``dst`` (root-owned,
+    read-only for the program, execute bits kept); links and anything else are not copied. Read
+    through descriptors: the folder is outside this process's root."""
+    for rel, dirnames, filenames, dir_fd in os.fwalk(".", dir_fd=src_fd):
         target = dst if rel == "." else os.path.join(dst, rel)
         for d in dirnames:
-            if stat.S_ISDIR(os.lstat(os.path.join(dirpath, d)).st_mode):
+            if stat.S_ISDIR(os.stat(d, dir_fd=dir_fd, follow_symlinks=False).st_mode):
                 os.mkdir(os.path.join(target, d), 0o755)
         for f in filenames:
-            p = os.path.join(dirpath, f)
-            st = os.lstat(p)
+            st = os.stat(f, dir_fd=dir_fd, follow_symlinks=False)
             if stat.S_ISREG(st.st_mode):
                 q = os.path.join(target, f)
-                shutil.copyfile(p, q, follow_symlinks=False)
+                src = os.open(f, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+                try:
+                    out = os.open(q, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, (st.st_mode & 0o555) | 0o444)
+                    try:
+                        while os.sendfile(out, src, None, 1 << 30) > 0:
+                            pass
+                    finally:
+                        os.close(out)
+                finally:
+                    os.close(src)
                 os.chmod(q, (st.st_mode & 0o555) | 0o444)
 
 # /proc files that tell about the host, bound over with neutral content (as container runtimes
@@ -87,6 +94,8 @@ class NativeBox:
         self.seq = 0  # executions so far: names the next cgroup folder
         self.held_procs: dict = {}  # in the supervisor: the reused cgroup folders' cgroup.procs, open
         self.program_cgroup_fds: list = []  # in the program's process: its cgroup's cgroup.procs
+        self.program_dir_fd = None  # in the program's process: the program's files
+        self.sent_dir_fd = None  # in the supervisor: its copy of that descriptor, until sent
         self.channel = None  # in the program's process: the socket its job came on
         # The slot's own /proc (its PID namespace, where the supervisor's child pids are valid).
         self.proc = os.path.join(self.root, "proc") if self.root else "/proc"
@@ -224,14 +233,35 @@ class NativeBox:
             self.cg.open_procs()
         return None
 
-    def cgroup_fds(self) -> list:
-        """What the program's process needs to join its cgroup (handed over with its job)."""
-        return list(self.cg.procs_fds) if self.cg is not None else []
+    def program_fds(self, job: Job) -> list:
+        """What the program's process needs from the host, handed over with its job: its
+        cgroup's cgroup.procs, then (when the job has one) its files' folder, which the zygote's
+        root no longer shows."""
+        fds = list(self.cg.procs_fds) if self.cg is not None else []
+        if job.program_dir:
+            self.sent_dir_fd = os.open(job.program_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            fds.append(self.sent_dir_fd)
+        return fds
 
-    def begin_program(self, cgroup_fds: list, channel) -> None:
+    def begin_program(self, fds: list, channel, job: Job) -> None:
         """In the program's process, once its job has arrived."""
-        self.program_cgroup_fds = cgroup_fds
+        if job.program_dir and fds:
+            self.program_dir_fd = fds.pop()
+        self.program_cgroup_fds = fds
         self.channel = channel
+
+    def enter_skeleton(self) -> None:
+        """In the zygote, once (the supervisor, forked before, keeps the host's view): a mount
+        namespace whose root is the skeleton, the host tree detached. Every program's process
+        forks from here, so its own mount namespace (``make_root``) starts as a copy of the
+        skeleton and needs no ``pivot_root`` and no detaching of the host tree: that detach waits
+        for an RCU grace period, serialized across the machine, once per execution."""
+        kernel.unshare(CLONE_NEWNS)
+        os.chdir(self.root)
+        kernel.pivot_root(".", ".oldroot")
+        os.chdir("/")
+        kernel.umount("/.oldroot")
+        self.root, self.proc = "/", "/proc"
 
     def _mount_work(self, lim: Limits) -> None:
         owner = f"uid={self.uid},gid={self.gid}" if self.mode == "root" else "uid=0,gid=0"
@@ -242,6 +272,9 @@ class NativeBox:
         """In the supervisor, once the program's process exists."""
         if self.cg is not None:
             self.cg.close_procs()
+        if self.sent_dir_fd is not None:
+            os.close(self.sent_dir_fd)
+            self.sent_dir_fd = None
 
     def kill_program(self, pid: int) -> None:
         self.kill_rest()
@@ -292,10 +325,11 @@ class NativeBox:
         kernel.unshare(CLONE_NEWCGROUP)
 
     def make_root(self, job: Job, lim: Limits) -> str:
-        """A mount namespace of the program's own: tmpfs /work and /tmp, /prog a read-only tmpfs
-        copy of the program's files (a bind would show its host path in mountinfo), then
-        pivot_root into the skeleton with the host tree detached. Runs before the cgroup step,
-        so the copy is not charged to the program."""
+        """A mount namespace of the program's own, a copy of the zygote's (the skeleton, the host
+        tree detached: ``enter_skeleton``): tmpfs /work and /tmp, /prog a read-only tmpfs copy of
+        the program's files, read through the descriptor the supervisor sent (a bind would show
+        its host path in mountinfo). Runs before the cgroup step, so the copy is not charged to
+        the program."""
         kernel.unshare(CLONE_NEWNS)
         r = self.root
         tmpfs_size = lim.tmpfs_bytes()
@@ -314,15 +348,14 @@ class NativeBox:
                 os.close(fd)
         if _collects_work(job):
             self._compile_dev()
-        if job.program_dir:
+        if self.program_dir_fd is not None:
             prog = os.path.join(r, "prog")
             mount("prog", prog, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755")
-            copy_tree(job.program_dir, prog)
+            copy_tree(self.program_dir_fd, prog)
+            os.close(self.program_dir_fd)
+            self.program_dir_fd = None
             mount(None, prog, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        os.chdir(r)
-        kernel.pivot_root(".", ".oldroot")
         os.chdir("/")
-        kernel.umount("/.oldroot")
         return "/work"
 
     def _compile_dev(self) -> None:

@@ -113,7 +113,7 @@ def execute(box, zyg: spawner.ZygoteLink, spare, job: Job, lim: Limits):
     given = [stdin_fd, out_w, err_w, res_w, status_w]
     body = program_job(lim, job)
     try:
-        socket.send_fds(channel, [GO], given + list(box.cgroup_fds()))
+        socket.send_fds(channel, [GO], given + box.program_fds(job))
         t0 = time.monotonic()
         channel.sendall(body)
     except OSError as e:  # the program's process died before it took its job: ours, not its
@@ -141,14 +141,14 @@ def program(box, channel: socket.socket) -> None:
     msg, fds = kernel.recv_fds(channel, 1, 64)
     if msg != GO or len(fds) < 5:  # no job for us (the jail stops, or the spare was swept)
         os._exit(0)
-    stdin_fd, out_w, err_w, res_w, status_w, *cgroup_fds = fds
+    stdin_fd, out_w, err_w, res_w, status_w, *box_fds = fds
     where = [status_w]
     try:
         got = take_program_job(channel.fileno())
         if got is None:
             os._exit(0)
         lim, job = got
-        box.begin_program(cgroup_fds, channel)
+        box.begin_program(box_fds, channel, job)
         contain(box, job, lim, stdin_fd, out_w, err_w, res_w, where)
     except BaseException as e:
         try:
