@@ -16,7 +16,11 @@ import time
 from typing import Callable
 
 
-CLAIM_WITHIN_S = 2.0  # how long claim() waits out sweeps that hold its new folder's lock
+# How long claim() waits out sweeps that hold its new folder's lock. A sweep may hold it for as
+# long as its removal takes (the Docker backend asks the engine for a dead pool's containers):
+# seconds on a loaded machine. The folders claimed are the claimer's own by name (a random pool
+# id, an instance id), so only a sweep ever holds one, and waiting is always right.
+CLAIM_WITHIN_S = 60.0
 
 
 def claim(folder: str, mode: int = 0o700) -> int:
@@ -29,6 +33,7 @@ def claim(folder: str, mode: int = 0o700) -> int:
     after ``CLAIM_WITHIN_S``.
     """
     end = time.monotonic() + CLAIM_WITHIN_S
+    pause = 0.002
     while time.monotonic() < end:
         os.makedirs(folder, mode=mode, exist_ok=True)
         try:
@@ -39,7 +44,8 @@ def claim(folder: str, mode: int = 0o700) -> int:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            time.sleep(0.002)  # a sweep holds it for a moment, then removes it or lets it go
+            time.sleep(pause)  # a sweep holds it for a moment, then removes it or lets it go
+            pause = min(2 * pause, 0.1)
             continue
         if _names(folder, fd):
             return fd

@@ -8,6 +8,7 @@ The images are built from this checkout (conftest's api_image, and docker/build-
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -164,6 +165,11 @@ def test_replicas_behind_the_load_balancer_survive_a_kill_and_a_restart(docker_c
         end = time.monotonic() + 300
         while done_count[0] < BATCHES // 4 and time.monotonic() < end:
             time.sleep(0.05)
+        # The killed replica's pool, named while it lives: its PID namespace's number is reused by
+        # the next namespace made after it dies (the restarted api-3's, as often as not).
+        killed_pools = {c["Labels"]["codetest.pool"] for c in docker_client.api.containers(
+            all=True, filters={"label": "codetest.backend=docker"}) if _owner_ns(c) == killed_ns}
+        assert killed_pools, "the replica about to be killed has no sandbox container"
         kill = subprocess.run([*base, "kill", "-s", "SIGKILL", "api-2"], env=env, capture_output=True, text=True,
                               timeout=60)
         assert kill.returncode == 0, kill.stderr
@@ -194,12 +200,13 @@ def test_replicas_behind_the_load_balancer_survive_a_kill_and_a_restart(docker_c
         deadline = time.monotonic() + 60
         while True:
             left_by_killed = [c["Id"] for c in docker_client.api.containers(
-                all=True, filters={"label": "codetest.backend=docker"}) if _owner_ns(c) == killed_ns]
+                all=True, filters={"label": "codetest.backend=docker"})
+                if (c.get("Labels") or {}).get("codetest.pool") in killed_pools]
             if not left_by_killed or time.monotonic() > deadline:
                 break
             time.sleep(1)
-        assert left_by_killed == [], ("the killed replica's sandbox containers were not removed",
-                                      _why_left(docker_client, base, env, project, left_by_killed))
+        assert left_by_killed == [], "the killed replica's sandbox containers were not removed: " + json.dumps(
+            _why_left(docker_client, base, env, project, left_by_killed), indent=1, default=str)
         live = {_owner_ns(c) for c in docker_client.api.containers(filters={"label": "codetest.backend=docker"})}
         assert pid_namespace(docker_client, containers()["api-1"]) in live
         # One compile cache for all: what replica 1 compiled, replica 3 runs without compiling.
@@ -230,22 +237,38 @@ def test_replicas_behind_the_load_balancer_survive_a_kill_and_a_restart(docker_c
 
 def _why_left(client, base: list[str], env: dict, project: str, left: list[str]) -> dict:
     """What a failure report needs: each container's state and pool, the owners folder as the
-    shared volume holds it, and what the live replicas logged about sweeping."""
+    shared volume holds it, and what the replicas logged about their pools and sweeping (a
+    string message: pytest cuts the repr of any other object short)."""
     report: dict = {}
     for cid in left:
         info = client.api.inspect_container(cid)
         report[cid[:12]] = {"state": info["State"], "created": info["Created"], "labels": info["Config"]["Labels"]}
     try:
         mount = client.api.inspect_volume(f"{project}_codetest-shared")["Mountpoint"]
-        report["owners"] = sorted(os.listdir(os.path.join(mount, "docker-pools")))
+        owners = os.path.join(mount, "docker-pools")
+        report["owners"] = {name: _lock_state(os.path.join(owners, name)) for name in sorted(os.listdir(owners))}
     except Exception as e:  # noqa: BLE001 - a report, not a check
         report["owners"] = repr(e)
-    for service in ("api-1", "api-3"):
+    for service in ("api-1", "api-2", "api-3"):
         logs = subprocess.run([*base, "logs", "--no-color", service], env=env, capture_output=True, text=True,
                               timeout=60)
         report[service] = [line for line in (logs.stdout + logs.stderr).splitlines()
-                           if any(w in line for w in ("pool", "stale", "remov", "sweep", "Error", "error"))][-40:]
+                           if any(w in line for w in ("pool", "stale", "remov", "sweep", "lock", "Error", "error", "Traceback"))][-40:]
     return report
+
+
+def _lock_state(folder: str) -> str:
+    """'held' (an instance lives and owns it) or 'free' (its owner is gone), as a sweep sees it."""
+    import fcntl
+
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return "free"
+    except BlockingIOError:
+        return "held"
+    finally:
+        os.close(fd)
 
 
 def _owner_ns(container: dict) -> int:

@@ -76,3 +76,41 @@ def test_a_folder_whose_owner_is_gone_is_removed_and_a_live_one_kept(tmp_path):
     assert removed == ["inst-dead"]
     assert sorted(os.listdir(top)) == ["inst-live"]
     os.close(live)
+
+
+def _slow_sweep(top: str, holding, release) -> None:
+    """Another instance whose sweep is slow (the Docker backend asks the engine for a dead pool's
+    containers while it holds the pool's lock): it takes the lock of every folder it finds
+    unowned and keeps it until told to let go, removing nothing (the pool's grace period)."""
+    def hold(path: str) -> None:
+        holding.set()
+        release.wait(30)
+    remove_unowned(top, hold)
+
+
+def test_a_claim_outlasts_a_slow_sweep_of_its_new_folder(tmp_path):
+    """The folder is created, a sweep finds it unlocked and holds its lock for seconds (an engine
+    call under load), then lets it go without removing it: claim() must wait and then own it.
+    With 2 s of patience it gave up, and a Docker replica would then run with no pool lock at
+    all: the other replicas' sweeps take its live pool for dead, and the containers it makes
+    after its pool folder is gone outlive a SIGKILL of it."""
+    top = str(tmp_path / "owners")
+    folder = os.path.join(top, "pool-abc")
+    os.makedirs(folder)  # created by the new owner a moment before it locks it
+    ctx = multiprocessing.get_context("fork")
+    holding, release = ctx.Event(), ctx.Event()
+    sweeper = ctx.Process(target=_slow_sweep, args=(top, holding, release), daemon=True)
+    sweeper.start()
+    try:
+        assert holding.wait(10), "the sweep never took the folder"
+        releaser = ctx.Process(target=lambda: (time.sleep(4), release.set()), daemon=True)
+        releaser.start()
+        fd = claim(folder)  # held for 4 s by the sweep, then free
+        try:
+            assert os.path.isdir(folder)
+        finally:
+            os.close(fd)
+        releaser.join(5)
+    finally:
+        release.set()
+        sweeper.join(10)

@@ -87,6 +87,8 @@ class DockerBackend:
         self.seccomp_json = seccomp_profile_json()
         self.bpf_b64, self.bpf_note = self._compile_bpf()
         self._owner_fd = self._claim_pool()
+        log.info("sandbox pool %s (owner %s)%s", self.pool_id, owner_label(),
+                 " holds its lock in " + self.settings.owners_dir if self._owner_fd is not None else ", no lock")
         self._dead_since: dict[str, float] = {}  # dead pools' folders: when first found dead
         self._remove_stale_containers()
         self._stop_sweeping = threading.Event()
