@@ -49,9 +49,10 @@ def copy_tree(src_fd: int, dst: str) -> None:
             st = os.stat(f, dir_fd=dir_fd, follow_symlinks=False)
             if stat.S_ISREG(st.st_mode):
                 q = os.path.join(target, f)
+                mode = (st.st_mode & 0o555) | 0o444
                 src = os.open(f, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
                 try:
-                    out = os.open(q, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, (st.st_mode & 0o555) | 0o444)
+                    out = os.open(q, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
                     try:
                         while os.sendfile(out, src, None, 1 << 30) > 0:
                             pass
@@ -59,7 +60,7 @@ def copy_tree(src_fd: int, dst: str) -> None:
                         os.close(out)
                 finally:
                     os.close(src)
-                os.chmod(q, (st.st_mode & 0o555) | 0o444)
+                os.chmod(q, mode)  # exactly, whatever the umask took off
 
 # /proc files that tell about the host, bound over with neutral content (as container runtimes
 # mask them): empty files, or a fixed text where a program may expect a well-formed line.
@@ -269,7 +270,8 @@ class NativeBox:
               f"mode=700,{owner},size={lim.tmpfs_bytes()}")
 
     def forked(self) -> None:
-        """In the supervisor, once the program's process exists."""
+        """In the supervisor, once the program's process has its descriptors (or cannot get
+        them): close our copies."""
         if self.cg is not None:
             self.cg.close_procs()
         if self.sent_dir_fd is not None:

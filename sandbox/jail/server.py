@@ -105,6 +105,11 @@ def execute(box, zyg: spawner.ZygoteLink, spare, job: Job, lim: Limits):
     early = box.before(job, lim)
     if early is not None:
         return Facts(), early, []
+    try:
+        extra = box.program_fds(job)
+    except OSError as e:  # the program's folder went (a cache eviction): before any pipe is made
+        box.forked()
+        return facts_from_error(f"jail: the program's files cannot be opened ({e})"), {}, []
     stdin_fd = kernel.memfd_with(job.stdin)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -113,12 +118,13 @@ def execute(box, zyg: spawner.ZygoteLink, spare, job: Job, lim: Limits):
     given = [stdin_fd, out_w, err_w, res_w, status_w]
     body = program_job(lim, job)
     try:
-        socket.send_fds(channel, [GO], given + box.program_fds(job))
+        socket.send_fds(channel, [GO], given + extra)
         t0 = time.monotonic()
         channel.sendall(body)
     except OSError as e:  # the program's process died before it took its job: ours, not its
         for fd in given + [out_r, err_r, res_r, status_r]:
             os.close(fd)
+        box.forked()  # our copies of the box's descriptors, as after a handover
         return facts_from_error(f"jail: the program's process is gone ({e})"), {}, []
     finally:
         del body
