@@ -386,6 +386,31 @@ def test_no_state_carries_over_between_executions(sandbox):
         assert t.stdout.split() == ["False"] * 5, t.stdout + t.stderr
 
 
+def _shmem_mb() -> float:
+    with open("/proc/meminfo") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("Shmem:")) / 1024
+
+
+def test_the_files_a_run_writes_are_freed_with_it(sandbox):
+    # A policy that fills its /tmp every run must not pile memory up across runs: whatever holds
+    # a run's tmpfs (its mount namespace, a descriptor, the container's folder) lets go of it once
+    # the verdict is out. 10 runs of 48 MB each would leave 480 MB behind.
+    code = textwrap.dedent("""
+        with open("/tmp/fill", "wb") as f:
+            for _ in range(48):
+                f.write(b"x" * (1 << 20))
+        print("written")
+    """)
+    before = _shmem_mb()
+    for _ in range(10):
+        t = run1(sandbox, code, file_size_kb=64 << 10, memory_mb=512)
+        assert t.verdict == Verdict.AC and t.stdout.strip() == "written", (t.verdict, t.stdout, t.stderr)
+    deadline = time.monotonic() + 10
+    while _shmem_mb() - before > 150 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _shmem_mb() - before < 150, f"{_shmem_mb() - before:.0f} MB of shared memory more than before the runs"
+
+
 # --- other processes, privileges, dangerous syscalls (pid ns, uid, seccomp) --------------
 
 def test_cannot_signal_or_trace_host_processes(sandbox):
