@@ -92,7 +92,7 @@ def serve(box, rfd: int, wfd: int, link: socket.socket) -> int:
         write_all(wfd, encode_facts(facts, extras, blobs))
         count += 1
         del job, facts, extras, blobs
-        spare[1].close()  # with what waits unread on it: the program's mount namespace (native)
+        spare[1].close()
         box.sweep()
         zyg.forget()
         box.prepare()
