@@ -7,6 +7,7 @@ JSON work and the bench's client threads do not share its GIL.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -23,6 +24,15 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def discard_scratch(folder: str, keep: bool) -> None:
+    """A bench's scratch folder (the service's state and log): removed after a clean run, kept,
+    and named on stderr, after one that went wrong, so its log can be read."""
+    if keep:
+        print(f"kept {folder} (the service's log is there)", file=sys.stderr)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class ServerError(Exception):

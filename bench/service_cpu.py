@@ -26,7 +26,7 @@ if __package__ in (None, ""):  # run as a script: the checkout it is in (or the 
 import httpx  # noqa: E402
 
 from bench import cpu  # noqa: E402
-from bench.server import Server  # noqa: E402
+from bench.server import Server, discard_scratch  # noqa: E402
 
 PROGRAM = "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n"
 BODY = {"code": PROGRAM, "language": "python", "stdin": "1 2 3\n", "run_timeout": 5, "compile_timeout": 10,
@@ -84,14 +84,16 @@ def main() -> int:
     state = tempfile.mkdtemp(prefix="codetest-service-cpu-")
     uid_base = int(os.environ.get("CODETEST_UID_BASE", "62800"))
     server = Server(state, uid_base, os.path.join(state, "server.log"))
-    url = server.start()
+    wrong = -1  # the run did not get as far as counting
     try:
+        url = server.start()
         drive(url, max(1, args.n // 10), args.concurrency)  # warm: slots started, programs cached
         before, machine_before = cpu.snapshot(), machine_busy_s()
         secs, wrong = drive(url, args.n, args.concurrency)
         spent, machine = by_category(before, cpu.snapshot()), machine_busy_s() - machine_before
     finally:
         server.stop()
+        discard_scratch(state, keep=wrong != 0)
     per = {k: 1000 * v / args.n for k, v in spent.items()}
     print(f"service {per.get('service', 0):5.2f} ms/request  jails {per.get('slots', 0):5.2f}  "
           f"client {per.get('bench', 0):5.2f}  machine {1000 * machine / args.n:5.2f}  ({args.n} requests, {args.concurrency} in flight, "

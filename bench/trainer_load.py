@@ -43,7 +43,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from bench import cpu  # noqa: E402
 from bench.clients import load_verl_sandbox_fusion  # noqa: E402
-from bench.server import Server  # noqa: E402
+from bench.server import Server, discard_scratch  # noqa: E402
 from bench.workloads import DEFAULT_SHARED, Submission, generate, load  # noqa: E402
 
 RUNS = ("verl64", "verl256", "openrlhf256")
@@ -220,9 +220,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     items = cases(subs[::stride][: args.limit], args.timing_out, args.loop_share)
     uid_base = int(os.environ.get("CODETEST_UID_BASE", "64000")) + 900
     server = Server(os.path.join(scratch, "state"), uid_base, os.path.join(scratch, "server.log"))
-    server.start(timeout_s=300)  # many slots start slowly on a loaded machine
     results = []
     try:
+        server.start(timeout_s=300)  # many slots start slowly on a loaded machine
         health = __import__("httpx").get(server.url + "/healthz", timeout=10).json()
         print(f"service: {health.get('slots')} slots on {os.cpu_count()} cores; {len(items)} completions "
               f"({sum(c.id.startswith('slow') for c in items)} never finish), "
@@ -238,10 +238,12 @@ def main(argv: Optional[list[str]] = None) -> int:
                 print("   ", w)
     finally:
         server.stop()
+        failed = len(results) < len(runs) or any(r["wrong"] or r["api_errors"] for r in results)
+        discard_scratch(scratch, keep=failed)
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"results": results, "args": vars(args)}, f, indent=2)
-    return 1 if any(r["wrong"] or r["api_errors"] for r in results) else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ Native backend (the Docker backend's containers belong to dockerd's tree).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,6 +79,7 @@ def test_jails_live_below_the_service_cgroup_and_obey_its_limit(test_cgroup):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        shutil.rmtree(state, ignore_errors=True)
     assert proc.returncode == 0, err[-3000:]
     res = json.loads(out.strip().splitlines()[-1])
     assert seen, "no jailed process was seen running"

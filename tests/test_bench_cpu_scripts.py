@@ -17,10 +17,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _run(script: str, *args: str, uid_offset: int) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, CODETEST_STATE_DIR=tempfile.mkdtemp(prefix="codetest-bench-cpu-"),
-               CODETEST_UID_BASE=str(UID_BASE + uid_offset), CODETEST_SLOTS="2")
-    return subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), *args], capture_output=True,
-                          text=True, timeout=240, cwd=ROOT, env=env)
+    with tempfile.TemporaryDirectory(prefix="codetest-bench-cpu-", ignore_cleanup_errors=True) as state:
+        env = dict(os.environ, CODETEST_STATE_DIR=state, CODETEST_UID_BASE=str(UID_BASE + uid_offset),
+                   CODETEST_SLOTS="2")
+        return subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), *args], capture_output=True,
+                              text=True, timeout=240, cwd=ROOT, env=env)
 
 
 def test_jail_cpu_reports_both_program_kinds():
