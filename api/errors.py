@@ -52,6 +52,14 @@ def busy(request: Request, exc: Exception, status_code: int = 503) -> JSONRespon
                         headers={"Retry-After": str(retry)})
 
 
+def still_running(request: Request, exc: Exception) -> JSONResponse:
+    """504 for a ``/run_code`` request whose run goes on past its time (``api.rejoin``): the
+    status verl retries; the retry gets the run's answer."""
+    request.app.state.service.metrics.run_code_still_running.inc()
+    return JSONResponse(_body("still_running", str(exc)), status_code=504,
+                        headers={"Retry-After": str(getattr(exc, "retry_after_s", 1))})
+
+
 def install(app: FastAPI) -> None:
     from sandbox import BadRequest, SandboxUnavailable
     from sandbox.errors import DeadlinePassed, Saturated

@@ -40,6 +40,13 @@ class Metrics:
             "codetest_rejections", "requests refused before running anything, by reason",
             ["reason"], registry=r,
         )
+        self.run_code_rejoined = Counter(
+            "codetest_run_code_rejoined", "/run_code requests that joined a run already there (the retry of a 504, "
+            "or the same request twice at once)", registry=r,
+        )
+        self.run_code_still_running = Counter(
+            "codetest_run_code_still_running", "/run_code requests answered 504 while their run went on", registry=r,
+        )
         self.reward_items = Counter(
             "codetest_reward_items", "reward items scored, by outcome (scored, null, no_code)", ["outcome"], registry=r,
         )

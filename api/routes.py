@@ -17,10 +17,11 @@ from .models import (
     ErrorBody, FusionRunRequest, FusionRunResponse, HealthResponse, OpenRLHFRequest, OpenRLHFResponse, RewardItem,
     RewardRequest, RewardResponse, RewardResult, RewardStats, Scoring,
 )
-from .admission import OPENRLHF_DEADLINE_S, RUN_CODE_SLACK_S, Overloaded, run_code_wall_s
+from .admission import MARGIN_S, OPENRLHF_DEADLINE_S, RUN_CODE_SLACK_S, Overloaded, run_code_wall_s
+from .rejoin import RUN_CODE_ATTEMPTS, StillRunning
 from .reward import output_budget_mb, prepare, result_for, slim
 from .runner import whole_answer_due
-from .errors import InvalidInput, busy
+from .errors import InvalidInput, busy, still_running
 from .service import Service
 
 router = APIRouter()
@@ -52,15 +53,22 @@ def _require_sandbox(svc: Service) -> None:
         raise SandboxUnavailable(svc.startup_problem or "the sandbox is not running")
 
 
-async def _run_one(svc: Service, job: RunRequest, deadline_s: float) -> RunResult:
-    """Admit one job if it can finish within ``deadline_s`` (its client's time), then run it."""
+async def _run_one(svc: Service, job: RunRequest, deadline_s: float, lasting_s: Optional[float] = None
+                   ) -> RunResult:
+    """Admit one job if it can finish within ``deadline_s`` (its client's time), then run it;
+    once started, it may go on for ``lasting_s`` (``whole_answer_due``)."""
     _require_sandbox(svc)
     if output_budget_mb(job) > svc.settings.max_output_mb:
         raise InvalidInput(f"tests x limits.output_kb allow {output_budget_mb(job):.0f} MiB of output; this server "
                            f"takes at most {svc.settings.max_output_mb} MiB per job: lower limits.output_kb")
-    deadline = whole_answer_due(deadline_s, job.limits.time_s)
+    deadline = whole_answer_due(deadline_s, job.limits.time_s, lasting_s)
     with svc.admission.lease(1, deadline_s) as lease:  # type: ignore[union-attr]
         return await svc.runner.run(job, lease, deadline=deadline)  # type: ignore[union-attr]
+
+
+def _api_key(request: Request) -> str:
+    """The caller's credential as sent (runs are shared only between requests that carry the same)."""
+    return request.headers.get("authorization") or request.headers.get("x-api-key") or ""
 
 
 def client_deadline(request: Request, default: float) -> float:
@@ -171,6 +179,7 @@ async def run_code(body: FusionRunRequest, request: Request, response: Response)
     from sandbox import BadRequest
     from sandbox.errors import DeadlinePassed
 
+    arrived = time.monotonic()
     svc = service_of(request)
     # What SandboxFusion would take but this sandbox cannot run (a language without its toolchain,
     # a bad file name) is a 200 with SandboxError and a message, as SandboxFusion answers it.
@@ -180,7 +189,17 @@ async def run_code(body: FusionRunRequest, request: Request, response: Response)
         # not count against it until verl's HTTP timeout (less a margin) would pass.
         job.limits.wall_time_s = run_code_wall_s(job.limits.time_s, job.limits.compile_time_s)
         deadline = _positive(body.compile_timeout, 10.0) + _positive(body.run_timeout, 10.0) + RUN_CODE_SLACK_S
-        result = await _run_one(svc, job, client_deadline(request, deadline))
+        deadline = client_deadline(request, deadline)
+        # A run still going when this request's time is nearly up goes on; the client gets 504 and
+        # its retry (the same request) joins the run: api/rejoin.py.
+        key = svc.shared_runs.request_key(body.model_dump_json().encode(), _api_key(request))
+        result, joined = await svc.shared_runs.answer(
+            key, lambda: _run_one(svc, job, deadline, lasting_s=deadline * RUN_CODE_ATTEMPTS),
+            deadline - MARGIN_S - (time.monotonic() - arrived))
+        if joined:
+            svc.metrics.run_code_rejoined.inc()
+    except StillRunning as e:
+        return still_running(request, e)
     except (Overloaded, DeadlinePassed) as e:
         # verl retries a 504 and nothing else: work that cannot be done in its time now is one.
         return busy(request, e, status_code=504)

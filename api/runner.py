@@ -118,7 +118,7 @@ class JobRunner:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def whole_answer_due(seconds: float, cpu_s: float) -> Deadline:
+def whole_answer_due(seconds: float, cpu_s: float, lasting_s: Optional[float] = None) -> Deadline:
     """A request whose client waits for its whole answer for ``seconds`` (``/v1/run``, ``/run_code``).
 
     The answer is due by then less the admission's margin (the client's own send and receive,
@@ -127,11 +127,16 @@ def whole_answer_due(seconds: float, cpu_s: float) -> Deadline:
     limit left; a client whose whole time is shorter than that allows: half of it, and never
     less than the limit. One whose turn comes later is not started: the client gets 503 (504 on
     /run_code) at once and retries, instead of a verdict cut short or an answer after it stopped
-    listening."""
+    listening.
+
+    ``lasting_s``: how long a run that did start may go on, when that is longer than the request
+    (a ``/run_code`` run outlives its request: ``api/rejoin.py``); its start is still due within
+    the request's own time, as above."""
     now = time.monotonic()
     reply_by = now + max(0.0, seconds - MARGIN_S)
     needs = max(cpu_s, min(FLOOR_PER_CORE * cpu_s, (reply_by - now) / 2))
-    return Deadline(reply_by=reply_by, start_by=reply_by - needs)
+    ends_by = max(reply_by, now + (lasting_s or 0.0) - MARGIN_S)
+    return Deadline(reply_by=ends_by, start_by=reply_by - needs)
 
 
 def batch_due(seconds: float) -> Deadline:

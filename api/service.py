@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 from .admission import Admission
 from .metrics import Metrics
+from .rejoin import SharedRuns
 from .runner import JobRunner
 from .settings import ServiceSettings
 
@@ -28,6 +29,7 @@ class Service:
         self.languages: set[str] = set()
         self.admission: Optional[Admission] = None
         self.runner: Optional[JobRunner] = None
+        self.shared_runs = SharedRuns()
         self.started_at = time.time()
 
     # ------------------------------------------------------------------ lifecycle

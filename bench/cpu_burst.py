@@ -53,10 +53,10 @@ def run(url: str, n: int, cpu_s: float) -> dict[str, Any]:
     timed = Timed(utils.requests)
     utils.requests = timed
     semaphore = threading.Semaphore(n)
-    completion = f"```python\n{program(cpu_s)}```<|im_end|>"
     scores: list[float] = []
 
-    def one(_: int) -> None:
+    def one(i: int) -> None:  # n programs, not one n times (identical requests share a run: api/rejoin.py)
+        completion = f"```python\n{program(cpu_s)}# program {i}\n```<|im_end|>"
         score, _meta = sf.compute_score(url + "/run_code", semaphore, 1024, completion,
                                         {"inputs": ["21\n"], "outputs": ["42\n"]}, False, VERL_TIMEOUT_S)
         scores.append(score)

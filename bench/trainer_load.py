@@ -74,7 +74,8 @@ def cases(subs: list[Submission], timing_out: float, loop_share: float) -> list[
     n_loop = round(n_slow * loop_share)
     for i in range(n_slow):
         s = subs[i % len(subs)]
-        out.append(Case(f"slow-{i}", LOOP if i < n_loop else SLEEP, [t.stdin for t in s.tests],
+        code = f"{LOOP if i < n_loop else SLEEP}# completion {i}\n"  # distinct: identical requests share a run
+        out.append(Case(f"slow-{i}", code, [t.stdin for t in s.tests],
                         [t.expected_stdout for t in s.tests], 0.0, s.time_limit_s, s.memory_limit_mb))
     # spread the slow ones through the run
     step = 7

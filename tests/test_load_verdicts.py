@@ -19,7 +19,7 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, Optional
 
 from sandbox import Limits, RunRequest, Sandbox, TestCase
 from conftest import make_config
@@ -73,9 +73,11 @@ def test_cpu_bound_programs_are_not_killed_by_the_clock_while_they_wait_for_a_cp
         assert sleeper.verdict.value == "TLE" and sleeper.tests[0].wall_time_s < 10, sleeper.tests[0]
 
 
-def verl_scores(code: str, n: int, gate: float) -> list[tuple]:
+def verl_scores(code: str, n: int, gate: float, seen: Optional[dict] = None) -> list[tuple]:
     """verl's own ``call_sandbox_api`` (``timeout=1``: compile and run 1 s, HTTP 12 s), ``n`` at
-    once, against a real service whose slots let all of them run at once."""
+    once, against a real service whose slots let all of them run at once. ``seen``: filled with
+    the service's counters of requests that got 504 while their run went on, and of retries
+    that joined a run."""
     import sys
 
     from _real_clients import load_verl_sandbox_fusion
@@ -86,13 +88,20 @@ def verl_scores(code: str, n: int, gate: float) -> list[tuple]:
     call = sys.modules[load_verl_sandbox_fusion().__name__ + ".utils"].call_sandbox_api
     with native_sandbox(n, gate) as sb:
         with serve_in_thread(create_app(sb)) as url:
-            def one(_: int) -> tuple:
-                out, err = call(url + "/run_code", code, "", 1, 1, 256, "python")
+            def one(i: int) -> tuple:  # n programs, not one request n times (those share a run)
+                out, err = call(url + "/run_code", f"{code}# program {i}\n", "", 1, 1, 256, "python")
                 run = (out or {}).get("run_result") or {}
                 return (out or {}).get("status"), run.get("status"), run.get("stdout"), run.get("execution_time"), err
 
             with ThreadPoolExecutor(n) as pool:
-                return list(pool.map(one, range(n)))
+                results = list(pool.map(one, range(n)))
+            if seen is not None:
+                import httpx
+
+                text = httpx.get(url + "/metrics", timeout=10).text
+                for name in ("codetest_run_code_still_running_total", "codetest_run_code_rejoined_total"):
+                    seen[name] = sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(name))
+            return results
 
 
 def test_verl_cpu_bound_programs_are_not_killed_by_the_clock_before_its_deadline():
@@ -119,3 +128,23 @@ def test_verl_gets_every_correct_program_right_when_the_work_outlasts_its_deadli
     results = verl_scores(HEAVY, HEAVY_AT_ONCE, gate=2)
     wrong = [r for r in results if r[:3] != ("Success", "Finished", "done\n")]
     assert not wrong, f"correct programs scored by how busy the service was: {wrong[:4]} ({len(wrong)} in all)"
+
+
+# ~0.8 s of CPU each, 14 per core: 11.2 s of work per core, past the 10 s in which the service
+# answers verl's first attempt (its 12 s less the margin), within the run's clock budget (its 3 s
+# wall limit plus 4x that waiting for a CPU).
+SHARED_AT_ONCE = 14 * (os.cpu_count() or 1)
+
+
+def test_verl_gets_every_correct_program_right_with_every_program_running_at_once():
+    """The CPU gate off (the default): all run at once, sharing the cores, and are still running
+    when verl's time is nearly up. Each run goes on (judged on its own CPU time); its request gets
+    504, verl retries it a second later, and the retry joins the run instead of starting it anew
+    (api/rejoin.py): every one is scored 1, and no program ran twice."""
+    seen: dict = {}
+    results = verl_scores(HEAVY, SHARED_AT_ONCE, gate=0, seen=seen)
+    wrong = [r for r in results if r[:3] != ("Success", "Finished", "done\n")]
+    assert not wrong, f"correct programs scored by how busy the service was: {wrong[:4]} ({len(wrong)} in all)"
+    waited = seen["codetest_run_code_still_running_total"]
+    assert waited > 0, f"the work ended within verl's first attempt: nothing was tested ({seen})"
+    assert seen["codetest_run_code_rejoined_total"] == waited, seen  # every 504 was retried into its run
