@@ -56,9 +56,6 @@ class SharedRuns:
         self._runs: dict[str, _Run] = {}
         self._next_sweep = 0.0
 
-    def __len__(self) -> int:
-        return len(self._runs)
-
     @staticmethod
     def request_key(body: bytes, api_key: str) -> str:
         return hashlib.sha256(api_key.encode() + b"\0" + body).hexdigest()
