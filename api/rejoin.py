@@ -38,7 +38,6 @@ class StillRunning(Exception):
     gets the run's answer."""
 
     retry_after_s = 1
-    reason = "still_running"
 
 
 class _Run:

@@ -106,6 +106,13 @@ def run_one(sb: Sandbox, code: str, stdin: str = "", language: str = "python", e
     return res.tests[0]
 
 
+def counter_total(metrics_text: str, name: str, unless: str = "") -> float:
+    """A Prometheus counter summed over its series in a ``/metrics`` text; a series whose line
+    holds ``unless`` (a label, ``verdict="error"``) is left out."""
+    return sum(float(line.split()[-1]) for line in metrics_text.splitlines()
+               if line.startswith(name) and not (unless and unless in line))
+
+
 def fresh_sandbox(backend: str, **kw) -> tuple[Sandbox, str]:
     """A sandbox of its own (own state dir) for tests that need a special configuration; close it."""
     state = tempfile.mkdtemp(prefix="codetest-test-")

@@ -13,6 +13,7 @@ import httpx
 
 from api.app import create_app
 from api.testing import serve_in_thread
+from conftest import counter_total
 
 SLOW = "import time, uuid\nprint(uuid.uuid4().hex, flush=True)\ntime.sleep(2.3)\n"
 BODY = {"code": SLOW, "language": "python", "run_timeout": 1}
@@ -20,13 +21,12 @@ SHORT = {"X-Codetest-Deadline": "4"}
 
 
 def _counter(http: httpx.Client, name: str) -> float:
-    return sum(float(line.split()[-1]) for line in http.get("/metrics").text.splitlines() if line.startswith(name))
+    return counter_total(http.get("/metrics").text, name)
 
 
 def _judged(http: httpx.Client) -> float:
     """Programs run (the executions counter also counts work refused before it started, as "error")."""
-    return sum(float(line.split()[-1]) for line in http.get("/metrics").text.splitlines()
-               if line.startswith("codetest_executions_total") and 'verdict="error"' not in line)
+    return counter_total(http.get("/metrics").text, "codetest_executions_total", unless='verdict="error"')
 
 
 def test_the_retry_of_a_504_joins_the_run_its_first_request_left(sandbox):

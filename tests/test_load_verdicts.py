@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Iterator, Optional
 
 from sandbox import Limits, RunRequest, Sandbox, TestCase
-from conftest import make_config
+from conftest import counter_total, make_config
 
 # ~0.4 s of the program's own CPU, however fast the machine: its time limit (1 s) is never near.
 BUSY = "import time\nwhile time.process_time() < 0.4:\n    pass\nprint('done')\n"
@@ -100,7 +100,7 @@ def verl_scores(code: str, n: int, gate: float, seen: Optional[dict] = None) -> 
 
                 text = httpx.get(url + "/metrics", timeout=10).text
                 for name in ("codetest_run_code_still_running_total", "codetest_run_code_rejoined_total"):
-                    seen[name] = sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(name))
+                    seen[name] = counter_total(text, name)
             return results
 
 

@@ -340,6 +340,9 @@ class ContainerBox:
         self._point_prog(d)
         return True
 
+    def enter_skeleton(self) -> None:
+        pass  # in the zygote: the container's root is already the image, the host's never shown
+
     # -- per execution, in the supervisor
 
     def prepare(self) -> None:

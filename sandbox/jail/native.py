@@ -54,13 +54,13 @@ def copy_tree(src_fd: int, dst: str) -> None:
                 try:
                     out = os.open(q, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
                     try:
+                        os.fchmod(out, mode)  # exactly, whatever the umask took off
                         while os.sendfile(out, src, None, 1 << 30) > 0:
                             pass
                     finally:
                         os.close(out)
                 finally:
                     os.close(src)
-                os.chmod(q, mode)  # exactly, whatever the umask took off
 
 # /proc files that tell about the host, bound over with neutral content (as container runtimes
 # mask them): empty files, or a fixed text where a program may expect a well-formed line.

@@ -87,9 +87,7 @@ def start(box, run_supervisor: Callable[[socket.socket], int],
     sup_end.close()
     for fd in close_in_zygote:
         os.close(fd)
-    enter_skeleton = getattr(box, "enter_skeleton", None)
-    if enter_skeleton is not None:  # the native box: the zygote's root becomes the skeleton
-        enter_skeleton()
+    box.enter_skeleton()  # native: the zygote's root becomes the skeleton (a container's is its own)
     return _serve(box, zyg_end, supervisor, run_program)
 
 
