@@ -146,19 +146,18 @@ def batch_due(seconds: float) -> Deadline:
     return Deadline(reply_by=at, start_by=at)
 
 
-# What one execution costs beyond the program's own wall time (fork, jail set-up, reaping).
-EXEC_OVERHEAD_S = 0.005
-
-
 def slot_time_per_execution(result: RunResult) -> Optional[float]:
-    """How long each execution of this job held a slot, from the jail's own clocks: time spent
-    waiting for a slot is not in it, so the admission estimate does not count waiting twice."""
-    times = [(t.wall_time_s or t.time_s or 0.0) for t in result.tests if t.verdict.value != "SKIPPED"]
+    """How long each execution of this job held a slot (the jail's set-up, the program, the
+    reply: the judge times it, ``TestResult._slot_s``; the program's own wall time where it did
+    not): time spent waiting for a slot is not in it, so the admission estimate does not count
+    waiting twice."""
+    times = [t._slot_s if t._slot_s is not None else (t.wall_time_s or t.time_s or 0.0)
+             for t in result.tests if t.verdict.value != "SKIPPED"]
     if result.compile is not None and not getattr(result.compile, "cached", False) and result.compile.time_s:
         times.append(result.compile.time_s)
     if not times:
         return None
-    return sum(times) / len(times) + EXEC_OVERHEAD_S
+    return sum(times) / len(times)
 
 
 def _expected(e: BaseException) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import time
 from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -124,7 +125,9 @@ class Job:
         if req.fetch_files:
             spec.fetch = list(req.fetch_files)
         spec.deadline = self.deadline
+        dispatched = time.monotonic()
         facts = self.sb.dispatch(spec)
+        slot_s = time.monotonic() - dispatched
         stdout = facts.stdout
         outcome: Optional[Outcome] = None
         message: Optional[str] = None
@@ -149,6 +152,7 @@ class Job:
                         run_delay_s=round(min(facts.run_delay_s, facts.wall_s), 4),
                         memory_kb=facts.memory_kb, exit_code=facts.exit_code, signal=facts.signal,
                         truncated=facts.output_exceeded, message=d.message)
+        tr._slot_s = slot_s
         if spent is None:
             tr.stdout = value_text if value_text is not None else _text(stdout)
             tr.stderr = _text(facts.stderr)

@@ -221,6 +221,9 @@ class TestResult(BaseModel):
     truncated: bool = Field(False, description="the output limit cut the program's output (OLE)")
     message: Optional[str] = Field(None, description="why, when the verdict needs saying (SE, checker)")
     files: Optional[dict[str, str]] = Field(None, description="fetch_files that existed after the run, base64")
+    # How long the execution held its slot (the jail's set-up, the program, the reply), seconds: the
+    # service's admission estimate (api/runner.py), not part of the answer.
+    _slot_s: Optional[float] = PrivateAttr(default=None)
 
 
 class RunResult(BaseModel):

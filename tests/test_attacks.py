@@ -411,6 +411,45 @@ def test_the_files_a_run_writes_are_freed_with_it(sandbox):
     assert _shmem_mb() - before < 150, f"{_shmem_mb() - before:.0f} MB of shared memory more than before the runs"
 
 
+_OPEN_FDS_PY = textwrap.dedent("""
+    import os
+    held = []
+    for fd in range(4096):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        held.append(fd)
+    print(*held)
+""")
+_OPEN_FDS_C = textwrap.dedent("""
+    #include <fcntl.h>
+    #include <stdio.h>
+    int main(void) {
+        for (int fd = 0; fd < 4096; fd++)
+            if (fcntl(fd, F_GETFD) != -1) printf("%d ", fd);
+        printf("\\n");
+        return 0;
+    }
+""")
+
+
+@pytest.mark.parametrize("language", ["python", "c"])
+def test_the_program_holds_no_descriptor_of_the_jail(sandbox, language):
+    # The jail's own descriptors (the status pipe that carries the start stamp and set-up errors,
+    # the job's channel to the supervisor, the program's files, the cgroup, the mount namespace
+    # lent to the supervisor) must all be gone before untrusted code runs: one left open would let
+    # a program forge its clock, or write a "set-up failure" that turns its verdict into SE.
+    # Python runs in the warm interpreter's process (closed by hand), C through execve (close-on-exec).
+    # Descriptor 3 is the program's by design: the result descriptor (protocol.RESULT_FD) that a
+    # function-call harness writes its value on; what a stdin program writes there is never judged.
+    code = _OPEN_FDS_PY if language == "python" else _OPEN_FDS_C
+    for _ in range(3):
+        t = run1(sandbox, code, language=language)
+        assert t.verdict == Verdict.AC, (t.verdict, t.stdout, t.stderr)
+        assert t.stdout.split() == ["0", "1", "2", "3"], t.stdout + t.stderr
+
+
 # --- other processes, privileges, dangerous syscalls (pid ns, uid, seccomp) --------------
 
 def test_cannot_signal_or_trace_host_processes(sandbox):

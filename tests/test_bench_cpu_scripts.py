@@ -1,5 +1,6 @@
-"""Smoke test of the two CPU-per-execution benches (`bench/jail_cpu.py`, `bench/service_cpu.py`):
-they run against a real slot and a real service, and every answer they get is right.
+"""Smoke test of the CPU-per-execution benches (`bench/jail_cpu.py`, `bench/service_cpu.py`) and of
+the own-time bench (`bench/own_time.py`): they run against a real slot and a real service, and
+every answer they get is right.
 
 No timing is asserted (performance claims live in docs/bench.md, measured side by side)."""
 
@@ -40,3 +41,12 @@ def test_service_cpu_gets_every_answer_right():
     assert m, p.stdout
     service, jails, wrong = float(m.group(1)), float(m.group(2)), int(m.group(4))
     assert wrong == 0 and service > 0 and jails > 0, p.stdout
+
+
+def test_own_time_reports_every_one_line_program_accepted():
+    p = _run("own_time.py", "--programs", "20", "--concurrency", "4", "--busy", "2", "--busy-cpu-s", "1",
+             uid_offset=14)
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    m = re.search(r"(\d+) one-line programs.*own p50 ([\d.]+) p90 [\d.]+ p99 [\d.]+ max ([\d.]+) s.*not AC (\d+)", p.stdout)
+    assert m, p.stdout
+    assert int(m.group(1)) == 20 and int(m.group(4)) == 0 and 0 < float(m.group(2)) <= float(m.group(3)), p.stdout

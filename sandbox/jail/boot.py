@@ -14,7 +14,7 @@ import struct
 from importlib import resources
 
 PACKAGE = "sandbox.jail"
-MODULES = ("protocol", "kernel", "cgroup", "zygote", "spawner", "steps", "supervise", "fetch", "tree", "native", "container", "server")
+HOST_ONLY = ("__init__", "boot")  # the package's own marker, and this module (the host's side)
 NEUTRAL_ROOT = "/.codetest"
 
 # Reads [u32 length][JSON {"modules": {name: source}, "packages": [...], "main": name}] on fd 0,
@@ -48,8 +48,10 @@ def boot_message() -> bytes:
     """The frame BOOTSTRAP reads: every module of the jail package, as source."""
     here = resources.files(PACKAGE)
     modules = {"sandbox": "", PACKAGE: ""}
-    for name in MODULES:
-        modules[f"{PACKAGE}.{name}"] = (here / f"{name}.py").read_text(encoding="utf-8")
+    for path in sorted(here.iterdir(), key=lambda p: p.name):
+        name = path.name[:-3]
+        if path.name.endswith(".py") and name not in HOST_ONLY:
+            modules[f"{PACKAGE}.{name}"] = path.read_text(encoding="utf-8")
     body = json.dumps({"modules": modules, "packages": ["sandbox", PACKAGE], "root": NEUTRAL_ROOT,
                        "main": f"{PACKAGE}.server"}).encode()
     return struct.pack(">I", len(body)) + body

@@ -357,8 +357,21 @@ class NativeBox:
             os.close(self.program_dir_fd)
             self.program_dir_fd = None
             mount(None, prog, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        self._lend_mount_namespace()
         os.chdir("/")
         return "/work"
+
+    def _lend_mount_namespace(self) -> None:
+        """Send the supervisor a descriptor of this mount namespace, after the ``W`` message
+        (which ``after`` reads first). It waits unread on the supervisor's end of the channel, so
+        the namespace outlives the program: its teardown (its tmpfs unmounted, then an RCU grace
+        period, serialized across the machine) happens when the supervisor closes the channel
+        after the reply is out, not in the program's exit on the way to its verdict."""
+        fd = os.open(os.path.join(self.proc, "self/ns/mnt"), os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            socket.send_fds(self.channel, [b"N"], [fd])
+        finally:
+            os.close(fd)
 
     def _compile_dev(self) -> None:
         """The compile step's /dev: ``null`` alone (and the fd links). A compiler reads what a

@@ -55,7 +55,7 @@ class Limits:
     """CPU time (user + system) of every process of the execution together, seconds. The
     cgroup's accounting judges it; RLIMIT_CPU (rounded up + 1 s) is a backstop."""
     wall_s: float
-    """Wall-clock time from the program's start, seconds, not counting the time its process
+    """Wall-clock time from the program's start (its start stamp, ``clock``), seconds, not counting the time its process
     waited for a CPU (its schedstat run delay, up to ``wait_allowance`` x ``wall_s``): past it
     the jail kills everything. It catches sleepers; a busy machine stretches the clock, never
     the program's own time (``clock_budget_s``)."""
@@ -193,10 +193,11 @@ class Facts:
     """CPU time of every process of the execution together (cgroup accounting when there is a
     cgroup, else the reaped children's rusage), seconds."""
     wall_s: float = 0.0
-    """Wall-clock seconds from the program's start to its end (or the kill)."""
+    """Wall-clock seconds from the program's start stamp to its end stamp (or the kill): the
+    jail's set-up before it and the reporting after it are not in it (``clock``)."""
     run_delay_s: float = 0.0
     """Of ``wall_s``, the seconds the program's main thread was ready to run but waited for a CPU
-    (``/proc/<pid>/schedstat``'s run_delay, read before the reap): ``wall_s - run_delay_s`` is
+    (``/proc/<pid>/schedstat``'s run_delay from the start stamp on, read before the reap): ``wall_s - run_delay_s`` is
     the program's own elapsed time, whatever the load. 0 where the kernel (or gVisor) shows none."""
     memory_bytes: int = 0
     """Peak memory of the execution, bytes: the cgroup's peak when there is one (a fresh

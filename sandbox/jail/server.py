@@ -92,7 +92,7 @@ def serve(box, rfd: int, wfd: int, link: socket.socket) -> int:
         write_all(wfd, encode_facts(facts, extras, blobs))
         count += 1
         del job, facts, extras, blobs
-        spare[1].close()
+        spare[1].close()  # with what waits unread on it: the program's mount namespace (native)
         box.sweep()
         zyg.forget()
         box.prepare()
@@ -119,7 +119,7 @@ def execute(box, zyg: spawner.ZygoteLink, spare, job: Job, lim: Limits):
     body = program_job(lim, job)
     try:
         socket.send_fds(channel, [GO], given + extra)
-        t0 = time.monotonic()
+        handover = time.monotonic()
         channel.sendall(body)
     except OSError as e:  # the program's process died before it took its job: ours, not its
         for fd in given + [out_r, err_r, res_r, status_r]:
@@ -131,12 +131,8 @@ def execute(box, zyg: spawner.ZygoteLink, spare, job: Job, lim: Limits):
     for fd in given:
         os.close(fd)
     box.forked()
-    facts = supervise(pid, Pipes(out_r, err_r, res_r), lim, t0, box, zyg)
-    setup_error = kernel.drain(status_r, 4096)
-    os.close(status_r)
+    facts = supervise(pid, Pipes(out_r, err_r, res_r, status_r), lim, handover, box, zyg)
     extras, blobs = box.after(job, lim, facts, channel)
-    if setup_error:
-        facts.error = "jail setup failed: " + setup_error.decode(errors="replace")
     return facts, extras, blobs
 
 

@@ -17,7 +17,8 @@ and an execution costs one fork, as it did before the supervisor existed.
 Messages on the link (SOCK_SEQPACKET, one message each):
   supervisor -> zygote  b"F" + SCM_RIGHTS [job socket]     fork a program process
   zygote -> supervisor  b"P" + pid                          its pid
-  zygote -> supervisor  b"X" + pid, status, cpu, rss, delay a program process was reaped
+  zygote -> supervisor  b"X" + pid, status, cpu, rss, delay, ended at
+                                                            a program process was reaped
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from . import kernel
+from .clock import WakeClock, run_delay_s
 from .protocol import ProtocolError
 
 _PID = struct.Struct(">i")
-_EXIT = struct.Struct(">iiddqd")  # pid, wait status, user cpu s, system cpu s, max rss KiB, run delay s
+_EXIT = struct.Struct(">iiddqdd")  # pid, wait status, user cpu s, system cpu s, max rss KiB, run delay s, ended at
 FORK, FORKED, EXITED = b"F", b"P", b"X"
 
 
@@ -52,19 +54,8 @@ class ProgramExit:
     """Peak resident set size (KiB) of the process or of a child it waited for."""
     run_delay_s: float
     """Seconds its main thread was ready to run but waited for a CPU (0 where unknown)."""
-
-
-def run_delay_s(proc: str, pid: int) -> float:
-    """Seconds the process's main thread waited for a CPU (schedstat's run_delay). Readable
-    until the process is reaped; 0 where the kernel (or gVisor) does not show it."""
-    try:
-        fd = os.open(f"{proc}/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            return int(os.read(fd, 128).split()[1]) / 1e9  # one read: three numbers on one line
-        finally:
-            os.close(fd)
-    except (OSError, ValueError, IndexError):
-        return 0.0
+    ended_at: float = 0.0
+    """When it ended, by the zygote's clock (``clock.WakeClock``): monotonic seconds."""
 
 
 # --- the zygote's side --------------------------------------------------------------------
@@ -100,6 +91,7 @@ def _serve(box, link: socket.socket, supervisor: int, run_program) -> int:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
     proc = getattr(box, "proc", "/proc")
+    clock = WakeClock(proc)
     programs: set[int] = set()
     link_open = True
     poller = select.poll()
@@ -108,6 +100,7 @@ def _serve(box, link: socket.socket, supervisor: int, run_program) -> int:
     more = True  # reap first: zombies may be left from before (and a round is bounded: see _reap)
     link_fd = link.fileno()
     while True:
+        clock.asleep()
         ready = {fd for fd, _ in poller.poll(0 if more else 1000)}
         if wake_r in ready:
             try:
@@ -116,12 +109,12 @@ def _serve(box, link: socket.socket, supervisor: int, run_program) -> int:
                 pass
         if more or wake_r in ready or not ready:  # a child ended (SIGCHLD), some were left, or a quiet second
             ended: list = []
-            more = _reap(programs, proc, supervisor, ended.append)
-            for pid, status, ru, delay in ended:
+            more = _reap(programs, proc, supervisor, clock, ended.append)
+            for pid, status, ru, delay, ended_at in ended:
                 if pid == supervisor:
                     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
                 try:
-                    link.send(EXITED + _EXIT.pack(pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, delay))
+                    link.send(EXITED + _EXIT.pack(pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, delay, ended_at))
                 except OSError:
                     pass
         if not link_open or link_fd not in ready:  # only a readable link is read: no exception per wake-up
@@ -160,8 +153,8 @@ def _serve(box, link: socket.socket, supervisor: int, run_program) -> int:
 REAP_ROUND = 512  # zombies reaped before the link is served again (a fork bomb makes them forever)
 
 
-def _reap(programs: set, proc: str, supervisor: int, report) -> bool:
-    """Reap children that have ended; ``report((pid, status, rusage, run delay))`` for the
+def _reap(programs: set, proc: str, supervisor: int, clock: WakeClock, report) -> bool:
+    """Reap children that have ended; ``report((pid, status, rusage, run delay, ended at))`` for the
     programs and the supervisor; orphans are reaped and forgotten. True when zombies may be
     left (a round is bounded: a fork bomb makes them as fast as they are reaped)."""
     for _ in range(REAP_ROUND):
@@ -172,11 +165,12 @@ def _reap(programs: set, proc: str, supervisor: int, report) -> bool:
         if seen is None or not seen.si_pid:
             return False
         pid = seen.si_pid
+        ended_at = clock.stamp() if pid in programs else 0.0
         delay = run_delay_s(proc, pid) if pid in programs else 0.0
         got, status, ru = os.wait4(pid, 0)
         if pid in programs or pid == supervisor:
             programs.discard(pid)
-            report((got, status, ru, delay))
+            report((got, status, ru, delay, ended_at))
     return True
 
 
@@ -213,8 +207,8 @@ class ZygoteLink:
             raise ProtocolError("the zygote is gone")
         kind, body = msg[:1], msg[1:]
         if kind == EXITED:
-            pid, status, ut, st, rss, delay = _EXIT.unpack(body)
-            self.exits[pid] = ProgramExit(status, ut + st, rss, delay)
+            pid, status, ut, st, rss, delay, ended_at = _EXIT.unpack(body)
+            self.exits[pid] = ProgramExit(status, ut + st, rss, delay, ended_at)
         return kind, body
 
     def exit_of(self, pid: int) -> Optional[ProgramExit]:

@@ -23,7 +23,7 @@ import os
 import resource
 import signal
 
-from . import kernel, zygote
+from . import clock, kernel, zygote
 from .protocol import RESULT_FD, Limits
 
 
@@ -108,13 +108,15 @@ def seccomp(bpf) -> None:
 
 
 def exec_program(argv: list, env: dict, python_source, status_w: int, path: str) -> None:
-    """Step 10. Never returns."""
+    """Step 10. Never returns. The program's clock starts here (``clock.report_start``)."""
     if python_source is not None:
+        clock.report_start(status_w)
         os.close(status_w)  # from here on, failures are the program's own
         zygote.run(python_source, argv, env)
     exe = argv[0]
     if "/" not in exe:
         exe = which(exe, env.get("PATH", path)) or exe
+    clock.report_start(status_w)
     os.execve(exe, argv, env)
 
 
