@@ -1,6 +1,7 @@
 """A tiny causal LM and a locally trained tokenizer, for tests and demos without downloads.
 
-    python -m trainer.tiny OUT_DIR [--arch gpt2|llama] [--layers 2] [--width 64]
+    python -m trainer.tiny OUT_DIR [--arch gpt2|llama] [--layers 2] [--width 64] [--heads 4]
+                                   [--intermediate N] [--context 512]
 
 writes a directory that ``AutoModelForCausalLM`` / ``AutoTokenizer`` load, so the
 trainer runs end to end on a laptop CPU with no model hub. The tokenizer is
@@ -52,12 +53,17 @@ def build_tiny_model(
     layers: int = 2,
     width: int = 64,
     heads: int = 4,
+    intermediate: Optional[int] = None,
     context: int = 512,
     vocab_size: int = 384,
     corpus: Optional[Iterable[str]] = None,
     seed: int = 0,
 ) -> Path:
-    """Write a randomly initialised ``arch`` model and its tokenizer to ``out_dir``."""
+    """Write a randomly initialised ``arch`` model and its tokenizer to ``out_dir``.
+
+    ``intermediate`` is the MLP's inner width; None keeps each architecture's default here
+    (gpt2: 4 x ``width``, llama: 2 x ``width``).
+    """
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
@@ -68,11 +74,13 @@ def build_tiny_model(
                pad_token_id=tokenizer.pad_token_id)
     torch.manual_seed(seed)
     if arch == "gpt2":
-        model = GPT2LMHeadModel(GPT2Config(n_layer=layers, n_head=heads, n_embd=width, n_positions=context, **ids))
+        model = GPT2LMHeadModel(GPT2Config(n_layer=layers, n_head=heads, n_embd=width, n_inner=intermediate,
+                                           n_positions=context, **ids))
     elif arch == "llama":
         model = LlamaForCausalLM(LlamaConfig(num_hidden_layers=layers, num_attention_heads=heads,
                                              num_key_value_heads=heads, hidden_size=width,
-                                             intermediate_size=width * 2, max_position_embeddings=context, **ids))
+                                             intermediate_size=intermediate or width * 2,
+                                             max_position_embeddings=context, **ids))
     else:
         raise ValueError(f"unknown arch {arch!r}: gpt2 or llama")
     model.save_pretrained(out)
@@ -86,9 +94,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--arch", choices=["gpt2", "llama"], default="gpt2")
     p.add_argument("--layers", type=int, default=2)
     p.add_argument("--width", type=int, default=64)
+    p.add_argument("--heads", type=int, default=4, help="attention heads (must divide --width)")
+    p.add_argument("--intermediate", type=int, default=None,
+                   help="MLP inner width (default: gpt2 4 x width, llama 2 x width)")
+    p.add_argument("--context", type=int, default=512, help="positions the model takes")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    path = build_tiny_model(args.out_dir, arch=args.arch, layers=args.layers, width=args.width, seed=args.seed)
+    if min(args.layers, args.width, args.heads, args.context, args.intermediate or 1) < 1 or args.width % args.heads:
+        p.error("--layers, --width, --heads, --intermediate and --context must be at least 1, "
+                "and --heads must divide --width")
+    path = build_tiny_model(args.out_dir, arch=args.arch, layers=args.layers, width=args.width, heads=args.heads,
+                            intermediate=args.intermediate, context=args.context, seed=args.seed)
     print(path)
     return 0
 
