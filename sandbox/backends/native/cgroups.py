@@ -162,7 +162,21 @@ def _v2_delegate(own: str) -> tuple[Optional[str], str]:
         return None, f"cannot make a leaf in {own}: {e}"
     _enable_controllers(own)
     return (own, "") if _v2_has(leaf) or _v2_has(os.path.join(own, "codetest")) or _enabled(own) else (
-        None, f"cannot delegate controllers below {own}")
+        None, _not_delegated(own))
+
+
+def _not_delegated(own: str) -> str:
+    """Why the service's own v2 cgroup cannot hold jails, and what the operator can do."""
+    try:
+        with open(os.path.join(own, "cgroup.controllers")) as f:
+            offered = set(f.read().split())
+    except OSError:
+        offered = set()
+    missing = sorted({"memory", "pids"} - offered)
+    why = (f"its parent does not pass down {' and '.join(missing)}" if missing
+           else "enabling memory and pids in its cgroup.subtree_control failed")
+    return (f"cannot delegate controllers below {own}: {why}; give the service a delegated cgroup v2 "
+            "folder with CODETEST_CGROUP_ROOT (systemd: Delegate=yes), or run it where the controllers reach it")
 
 
 def _enabled(d: str) -> bool:
@@ -220,7 +234,7 @@ def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
         parent, why = _v2_delegate(own_dir)
         if parent is None:
             if own.get("", "/") not in ("", "/"):
-                return None, why or f"cannot delegate controllers below {own_dir}"
+                return None, why or _not_delegated(own_dir)
             parent = v2_root
             _enable_controllers(parent)
         top = os.path.join(parent, "codetest")
