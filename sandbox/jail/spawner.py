@@ -100,7 +100,8 @@ def _serve(box, link: socket.socket, supervisor: int, run_program) -> int:
     more = True  # reap first: zombies may be left from before (and a round is bounded: see _reap)
     link_fd = link.fileno()
     while True:
-        clock.asleep()
+        if programs:  # only a program's end is stamped (no schedstat read while the slot is idle)
+            clock.asleep()
         ready = {fd for fd, _ in poller.poll(0 if more else 1000)}
         if wake_r in ready:
             try:

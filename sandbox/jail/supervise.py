@@ -137,8 +137,8 @@ def supervise(pid: int, pipes: Pipes, lim: Limits, handover: float, box, exits) 
             size[fd] += len(chunk)
             if fd == pipes.status_r:
                 status += chunk[:max(0, STATUS_CAP + STARTED.size - len(status))]
-                stamp, _ = read_start(status)
-                if stamp is not None and not started:
+                stamp = None if started else read_start(status)[0]
+                if stamp is not None:
                     started = True
                     t0 = within(stamp[0], handover, time.monotonic(), t0)
                     delay_at_start = stamp[1]
