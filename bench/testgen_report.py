@@ -4,6 +4,7 @@
     .venv/bin/python bench/testgen_report.py --limit 40 --sample 20  # a quick look
     .venv/bin/python bench/testgen_report.py --datasets stdio-toy
     .venv/bin/python bench/testgen_report.py --datasets stdio-contest --problems gcpc2021/killjoys,gcpc2023/balloondarts
+    .venv/bin/python bench/testgen_report.py --datasets stdio-contest --cpp-dialect cpp20  # C++ as DOMjudge judged it
 
 For each dataset: synthesize suites (``codetest testgen``, resumable: reruns reuse
 ``--out-dir``), then judge the held-out labelled programs with (a) the problems' own base
@@ -27,6 +28,8 @@ from typing import Any, Optional
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from testgen import CPP_DIALECTS  # noqa: E402 (the package alone: nothing of the sandbox yet)
+
 DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 # dataset -> (the problems' own tests, the full labelling suite once moved aside by testgen)
 COLUMNS = {"humaneval": ("base_tests", None), "stdio-toy": ("seed_tests", "source_tests"),
@@ -43,7 +46,8 @@ def _trivial_names(rec: dict[str, Any]) -> set[str]:
     return out
 
 
-def _behavioural(rep: Any, records: list[dict[str, Any]], per_label: Optional[int]) -> Optional[float]:
+def _behavioural(rep: Any, records: list[dict[str, Any]], per_label: Optional[int], cpp_dialect: str = "cpp"
+                 ) -> Optional[float]:
     """TNR on behavioural bugs only: programs that do not even load are left out."""
     from testgen.evaluate import sample
     from testgen.problem import ProblemError, load_problem
@@ -55,7 +59,7 @@ def _behavioural(rep: Any, records: list[dict[str, Any]], per_label: Optional[in
         if rec is None or not p.incorrect:
             continue
         try:
-            prob = load_problem(rec)
+            prob = load_problem(rec, cpp_dialect)
         except ProblemError:
             continue
         picked = {q.name for q in sample(prob.heldout_incorrect, per_label, f"{p.id}:incorrect")}
@@ -96,6 +100,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--budget-scale", type=float, default=1.0, help="scale every family's candidate budget")
     ap.add_argument("--no-official", action="store_true",
                     help="skip judging with the data's own full test suites (slow on stdio-contest)")
+    ap.add_argument("--cpp-dialect", choices=CPP_DIALECTS, default="cpp",
+                    help="what the records' C++ programs compile as: cpp = gnu++17 (default), cpp20 = gnu++20 "
+                         "(DOMjudge's default, what the contest data was judged with); its own suites file")
     args = ap.parse_args(argv)
 
     # A private sandbox state folder under --out-dir: other processes on a shared machine clean up
@@ -128,10 +135,12 @@ def main(argv: Optional[list[str]] = None) -> int:
             tag = "" if fams is None else "." + "-".join(fams)
             if args.budget_scale != 1.0 or args.mutants != 40:
                 tag += f".b{args.budget_scale:g}.m{args.mutants}"
+            if args.cpp_dialect != "cpp":  # golds that compile only in one dialect give other suites
+                tag += f".{args.cpp_dialect}"
             suites = os.path.join(args.out_dir, f"{ds}.seed{args.seed}.max{args.max_tests}{tag}.jsonl")
             t0 = time.monotonic()
             settings = Settings(seed=args.seed, max_tests=args.max_tests, mutants=args.mutants, families=fams,
-                                budget=Budget().scaled(args.budget_scale))
+                                budget=Budget().scaled(args.budget_scale), cpp_dialect=args.cpp_dialect)
             only = _pick(src, args.pick, args.pick_seed) if args.pick else None
             if args.problems:
                 named = {p.strip() for p in args.problems.split(",") if p.strip()}
@@ -156,17 +165,18 @@ def main(argv: Optional[list[str]] = None) -> int:
                 s = r.get("testgen", {}).get("status", "?")
                 statuses[s] = statuses.get(s, 0) + 1
             results[ds] = {"testgen_seconds": round(gen_s, 1), "testgen_status": statuses,
-                           "newly_processed": summary["todo"], "suites_file": suites}
+                           "newly_processed": summary["todo"], "suites_file": suites, "cpp_dialect": args.cpp_dialect}
             base_field, full_field = COLUMNS.get(ds, ("seed_tests", None))
             columns = [("own base tests", base_field), ("synthesized", "tests")]
             if full_field and not args.no_official and any(r.get(full_field) for r in records):
                 columns.append(("full labelling suite", full_field))
             for name, fld in columns:
                 t1 = time.monotonic()
-                rep = evaluate(records, runner, tests_field=fld, per_label=args.sample, mode=args.mode)
+                rep = evaluate(records, runner, tests_field=fld, per_label=args.sample, mode=args.mode,
+                               cpp_dialect=args.cpp_dialect)
                 secs = time.monotonic() - t1
                 pool = rep.pooled()
-                beh = _behavioural(rep, records, args.sample)
+                beh = _behavioural(rep, records, args.sample, args.cpp_dialect)
                 results[ds][name] = dict(pool, tnr_behavioural=beh, seconds=round(secs, 1),
                                          per_problem=rep.to_json()["problems"])
                 rows.append((ds, name, pool, beh, secs))
@@ -202,6 +212,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.sample is not None or args.limit is not None or args.pick is not None or args.problems:
         print(f"(sampled: --limit {args.limit}, --pick {args.pick} problems with --pick-seed {args.pick_seed}, "
               f"--problems {args.problems}, --sample {args.sample} programs per label per problem)")
+    if args.cpp_dialect != "cpp":
+        print(f"(C++ programs compiled as {args.cpp_dialect}: --cpp-dialect {args.cpp_dialect})")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=1)

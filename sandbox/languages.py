@@ -130,8 +130,16 @@ LANGUAGES: tuple[Language, ...] = (
              None, ("{bin}", "/prog/{src}"), "python3", ("--version",)),
     Language("c", ("gcc", "h", "c11", "c17"), (".c",), _fixed("main.c"),
              ("{bin}", "-O2", "-std=gnu17", "-o", "main", "{src}", "-lm"), ("/prog/main",), "gcc"),
-    Language("cpp", ("c++", "cc", "cxx", "g++", "cpp11", "cpp14", "cpp17", "cpp20", "c++11", "c++14", "c++17", "c++20"), (".cpp", ".cc", ".cxx"), _fixed("main.cpp"),
+    # C++17 (GNU dialect) is SandboxFusion's C++; the names of older standards compile as it too.
+    Language("cpp", ("c++", "cc", "cxx", "g++", "cpp11", "cpp14", "cpp17", "c++11", "c++14", "c++17", "gnu++17"),
+             (".cpp", ".cc", ".cxx"), _fixed("main.cpp"),
              ("{bin}", "-O2", "-std=gnu++17", "-o", "main", "{src}"), ("/prog/main",), "g++"),
+    # C++20 on the same g++ (DOMjudge's default dialect at ICPC contests: std::set::contains,
+    # std::ssize, ranges, concepts). Its own language, not cpp's: gnu++20 compiles bits/stdc++.h
+    # with about 40 % more CPU (1.4 s against 1.0 s), and a name asking for C++20 must never
+    # quietly get C++17. No extension of its own: a .cpp file is cpp unless the caller names cpp20.
+    Language("cpp20", ("c++20", "cpp2a", "gnu++20"), (), _fixed("main.cpp"),
+             ("{bin}", "-O2", "-std=gnu++20", "-o", "main", "{src}"), ("/prog/main",), "g++"),
     # Assertions on (-ea), as SandboxFusion runs Java: an `assert` that fails is a failure, not a pass.
     Language("java", ("java17",), (".java",), java_source_name,
              ("{javac}", "-J-Xms64m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
@@ -241,7 +249,7 @@ _BY_EXT = {ext: lang for lang in LANGUAGES for ext in lang.extensions}
 
 def canonical_name(name: str) -> str:
     """Our name for a language as callers write it (a fence tag, a SandboxFusion or testgen name):
-    ``c++17`` -> ``cpp``, ``nodejs`` -> ``javascript``. A name nobody knows comes back as given
+    ``c++17`` -> ``cpp``, ``c++20`` -> ``cpp20``, ``nodejs`` -> ``javascript``. A name nobody knows comes back as given
     (stripped), so that :func:`get_language` can say what is known. The one alias table is
     ``LANGUAGES`` above; the API and every other caller resolve names through this function."""
     lang = _BY_NAME.get(name.strip().lower())

@@ -7,3 +7,8 @@
 
 See docs/testgen.md. Nothing here starts a process itself: every program runs through a Runner.
 """
+
+# What a record's C++ programs ("language": "cpp") compile as: the sandbox's ``cpp`` (gnu++17,
+# SandboxFusion's) or ``cpp20`` (gnu++20, DOMjudge's default at ICPC contests, what Kattis /
+# DOMjudge packages were judged with). Chosen by ``--cpp-dialect``; applied by testgen.problem.
+CPP_DIALECTS = ("cpp", "cpp20")

@@ -1,7 +1,7 @@
 """``codetest testgen`` and ``codetest evaluate``, registered into the main CLI.
 
-    codetest testgen PROBLEMS.jsonl -o SUITES.jsonl [--llm-url URL] [--workers N] ...
-    codetest evaluate SUITES.jsonl [--solutions LABELLED.jsonl] [--sample K] [--json OUT]
+    codetest testgen PROBLEMS.jsonl -o SUITES.jsonl [--llm-url URL] [--workers N] [--cpp-dialect cpp20] ...
+    codetest evaluate SUITES.jsonl [--solutions LABELLED.jsonl] [--sample K] [--json OUT] [--cpp-dialect cpp20]
 """
 
 from __future__ import annotations
@@ -29,6 +29,15 @@ def _add_runner_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="spread the problems over a Ray cluster (ADDRESS, e.g. 10.0.0.5:6379 or 'auto'); without "
                         "ADDRESS a local cluster on 127.0.0.1. Needs codetest[ray]; see docs/scale.md")
+
+
+def _add_problem_args(p: argparse.ArgumentParser) -> None:
+    from . import CPP_DIALECTS
+
+    p.add_argument("--cpp-dialect", choices=CPP_DIALECTS, default="cpp",
+                   help="what the records' C++ programs (golds, held-out programs, validators, checkers) compile "
+                        "as: cpp = g++ -std=gnu++17 (default, SandboxFusion's), cpp20 = g++ -std=gnu++20 "
+                        "(DOMjudge's default at ICPC contests, what Kattis/DOMjudge packages were judged with)")
 
 
 def make_runner(args: argparse.Namespace) -> Any:
@@ -98,7 +107,8 @@ def _cmd_testgen(args: argparse.Namespace) -> int:
     settings = Settings(seed=args.seed, max_tests=args.max_tests, min_tests=args.min_tests, mutants=args.mutants,
                         multiplicity=args.multiplicity, fill=not args.no_fill, slack=args.slack,
                         stdio_slack=args.stdio_slack,
-                        budget=Budget().scaled(args.budget_scale), families=families, llm=llm)
+                        budget=Budget().scaled(args.budget_scale), families=families, llm=llm,
+                        cpp_dialect=args.cpp_dialect)
     if args.ray is not None:
         from .distributed import RayUnavailable, connect, run_batch_ray, runner_spec
 
@@ -157,7 +167,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         if err:
             return _usage(err)
         try:
-            solutions = load_solutions(args.solutions)
+            solutions = load_solutions(args.solutions, args.cpp_dialect)
         except ValueError as e:
             return _usage(str(e))
     records = []
@@ -185,7 +195,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         bar.start()
     try:
         rep = evaluate(records, runner, tests_field=args.tests_field, solutions=solutions, per_label=args.sample,
-                       mode=args.mode, progress=(lambda n: bar.update(task, advance=n)) if bar else None)
+                       mode=args.mode, cpp_dialect=args.cpp_dialect,
+                       progress=(lambda n: bar.update(task, advance=n)) if bar else None)
     finally:
         if bar:
             bar.stop()
@@ -212,7 +223,8 @@ def _evaluate_on_ray(args: argparse.Namespace, records: list, solutions: Any) ->
         bar = Progress(transient=True)
         task = bar.add_task("evaluate (problems)", total=len(records))
         bar.start()
-    options = {"tests_field": args.tests_field, "per_label": args.sample, "mode": args.mode}
+    options = {"tests_field": args.tests_field, "per_label": args.sample, "mode": args.mode,
+               "cpp_dialect": args.cpp_dialect}
     try:
         rep = evaluate_ray(ray, records, runner_spec(args), options, solutions=solutions,
                            checkpoint=(args.json + ".partial.jsonl") if args.json else None,
@@ -260,6 +272,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     t.add_argument("--llm-rounds", type=int, default=2, help="repair rounds per LLM-written program (default 2)")
     t.add_argument("--llm-timeout", type=float, default=120.0, help="seconds per LLM request")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_problem_args(t)
     _add_runner_args(t)
     t.set_defaults(func=_cmd_testgen)
 
@@ -276,5 +289,6 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     e.add_argument("--json", metavar="OUT", help="write the full report as JSON")
     e.add_argument("--pooled-only", action="store_true", help="print only the pooled line")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_problem_args(e)
     _add_runner_args(e)
     e.set_defaults(func=_cmd_evaluate)

@@ -150,13 +150,15 @@ def sample(progs: list[Program], k: Optional[int], key: str) -> list[Program]:
 
 def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: str = "tests",
              solutions: Optional[dict[str, dict[str, list[Program]]]] = None, per_label: Optional[int] = None,
-             progress: Optional[Callable[[int], None]] = None, mode: str = "engine") -> Report:
+             progress: Optional[Callable[[int], None]] = None, mode: str = "engine", cpp_dialect: str = "cpp"
+             ) -> Report:
     """Judge every labelled program of every problem with the problem's suite.
 
     ``mode="engine"`` judges each test in its own jail, exactly as ``/v1/run`` would.
     ``mode="batched"`` runs a Python function-call program's tests in one jail through the
     harness (same value comparison, same per-call time limit); a run cut short falls back
-    to the engine. Stdin/stdout problems always use the engine."""
+    to the engine. Stdin/stdout problems always use the engine. ``cpp_dialect``: what the
+    records' C++ programs compile as (``testgen.problem.CPP_DIALECTS``)."""
     langs = runner.languages()
     scores: list[ProblemScore] = []
     jobs: list[tuple[ProblemScore, str, Program, RunRequest, Problem, list[TestCase]]] = []
@@ -166,7 +168,7 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
         score = ProblemScore(id=pid, tests=len(tests))
         scores.append(score)
         try:
-            problem = load_problem(rec)
+            problem = load_problem(rec, cpp_dialect)
         except ProblemError as e:
             score.note, score.judged = f"problem not usable: {e}", False
             continue
@@ -257,10 +259,14 @@ def count_jobs(records: list[dict[str, Any]], per_label: Optional[int]) -> int:
     return n
 
 
-def load_solutions(path: str) -> dict[str, dict[str, list[Program]]]:
+def load_solutions(path: str, cpp_dialect: str = "cpp") -> dict[str, dict[str, list[Program]]]:
     """Labelled programs, from problem-shaped records (heldout_correct / heldout_incorrect) or
-    from one-program-a-line records {problem_id, language, code, label: correct|incorrect}."""
-    from .problem import _programs, iter_records  # the same parsing as problem files
+    from one-program-a-line records {problem_id, language, code, label: correct|incorrect};
+    C++ ones compile as ``cpp_dialect``, as a problem file's do."""
+    from .problem import _programs, iter_records, with_cpp_dialect  # the same parsing as problem files
+
+    def programs(entries: Any) -> list[Program]:
+        return with_cpp_dialect(_programs(entries), cpp_dialect)
 
     out: dict[str, dict[str, list[Program]]] = {}
     for no, rec, error in iter_records(path):
@@ -269,8 +275,8 @@ def load_solutions(path: str) -> dict[str, dict[str, list[Program]]]:
         if "heldout_correct" in rec or "heldout_incorrect" in rec:
             pid = str(rec.get("id") or rec.get("task_id"))
             d = out.setdefault(pid, {"correct": [], "incorrect": []})
-            d["correct"] += _programs(rec.get("heldout_correct"))
-            d["incorrect"] += _programs(rec.get("heldout_incorrect"))
+            d["correct"] += programs(rec.get("heldout_correct"))
+            d["incorrect"] += programs(rec.get("heldout_incorrect"))
             continue
         pid = rec.get("problem_id") or rec.get("id") or rec.get("task_id")
         label = rec.get("label")
@@ -278,7 +284,7 @@ def load_solutions(path: str) -> dict[str, dict[str, list[Program]]]:
             label = "correct" if rec["correct"] else "incorrect"
         if pid is None or label not in ("correct", "incorrect"):
             raise ValueError(f"{path}:{no}: needs problem_id and label correct|incorrect")
-        progs = _programs([rec])
+        progs = programs([rec])
         if not progs:
             raise ValueError(f"{path}:{no}: no code")
         out.setdefault(str(pid), {"correct": [], "incorrect": []})[label] += progs

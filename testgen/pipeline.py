@@ -38,11 +38,13 @@ class Settings:
     budget: Budget = field(default_factory=Budget)
     families: Optional[list[str]] = None
     llm: Any = None  # testgen.llm.LLMConfig, when an endpoint is configured
+    # what the records' C++ programs compile as (testgen.problem.CPP_DIALECTS; --cpp-dialect)
+    cpp_dialect: str = "cpp"
 
     def to_json(self) -> dict[str, Any]:
         return {"seed": self.seed, "max_tests": self.max_tests, "min_tests": self.min_tests, "mutants": self.mutants,
                 "multiplicity": self.multiplicity, "fill": self.fill, "slack": self.slack,
-                "stdio_slack": self.stdio_slack,
+                "stdio_slack": self.stdio_slack, "cpp_dialect": self.cpp_dialect,
                 "llm": bool(self.llm)}
 
 
@@ -126,7 +128,7 @@ def synthesize(rec: dict[str, Any], runner: Runner, settings: Settings) -> dict[
 
 def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any], extra: dict[str, Any]
          ) -> list[dict[str, Any]]:
-    problem = load_problem(rec)
+    problem = load_problem(rec, st.cpp_dialect)
     loaded_compare = rec.get("compare")
     stats["io"] = problem.io
     if problem.unsupported:

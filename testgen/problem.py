@@ -18,6 +18,7 @@ from sandbox.errors import UnknownLanguage
 from sandbox.languages import get_language, language_for_file
 from sandbox.models import Checker, CheckerCompare, Compare, Limits
 
+from . import CPP_DIALECTS
 from .answers import several_answers
 from .constraints import stated_tolerance
 from .ctd import ctd_to_python
@@ -113,6 +114,8 @@ class Problem(BaseModel):
         return None if self.has_checker else self.needs_checker
 
 
+_C_FAMILY = ("c", "cpp", "cpp20")  # compiled from one file, local headers inlined
+
 _EXT_LANGUAGE = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c": "c", ".java": "java",
                  ".js": "javascript"}
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[ \t]*$', re.M)
@@ -126,6 +129,20 @@ def normalize_language(lang: str) -> str:
         return get_language(lang).name
     except UnknownLanguage:
         return lang
+
+
+def in_cpp_dialect(language: str, cpp_dialect: str) -> str:
+    """The language a record's program compiles as: ``cpp`` as ``cpp_dialect`` (``CPP_DIALECTS``),
+    any other as it is. The one place the dialect is applied (``load_problem``, and
+    ``evaluate.load_solutions`` for labelled programs kept apart)."""
+    if cpp_dialect not in CPP_DIALECTS:
+        raise ValueError(f"unknown C++ dialect {cpp_dialect!r}; one of {', '.join(CPP_DIALECTS)}")
+    return cpp_dialect if language == "cpp" else language
+
+
+def with_cpp_dialect(programs: list[Any], cpp_dialect: str) -> list[Any]:
+    """Programs (or validators, checkers) with their ``cpp`` language as ``cpp_dialect``."""
+    return [p.model_copy(update={"language": in_cpp_dialect(p.language, cpp_dialect)}) for p in programs]
 
 
 def inline_includes(source: str, files: dict[str, str], _depth: int = 0) -> str:
@@ -156,7 +173,7 @@ def _program_from(entry: dict[str, Any], default_name: str = "") -> Program:
         code = files.get(main, "")
     if not isinstance(code, str) or not code.strip():
         raise ProblemError(f"program {name or '?'} has no code")
-    if files and lang in ("c", "cpp"):
+    if files and lang in _C_FAMILY:
         code = inline_includes(code, files)
     label = entry.get("expected_verdict") or entry.get("expected_failure") or entry.get("label")
     if label is None and isinstance(entry.get("failure"), dict):
@@ -312,7 +329,7 @@ def _validators_of(rec: dict[str, Any], notes: Optional[list[str]] = None) -> li
                     notes.append(f"inputs not validated by checktestdata {path}: {why}")
                 else:
                     out.append(InputValidator(language="python", code=code, accept_exit=42, name=path))
-            elif lang in ("c", "cpp"):
+            elif lang in _C_FAMILY:
                 if re.search(r"\bint\s+main\s*\(|\bvoid\s+run\s*\(", text):
                     # (validator.h style: main() lives in the header that gets inlined)
                     out.append(InputValidator(language=lang, code=inline_includes(text, group), name=path))
@@ -379,8 +396,12 @@ def _seeds_of(rec: dict[str, Any], io: str) -> list[dict[str, Any]]:
     return out
 
 
-def load_problem(rec: dict[str, Any]) -> Problem:
-    """Normalize one problem record; raises ProblemError with a reason when it is unusable."""
+def load_problem(rec: dict[str, Any], cpp_dialect: str = "cpp") -> Problem:
+    """Normalize one problem record; raises ProblemError with a reason when it is unusable.
+
+    ``cpp_dialect`` (``CPP_DIALECTS``): what the record's C++ programs compile as, golds,
+    held-out programs, input validators and checker alike."""
+    in_cpp_dialect("cpp", cpp_dialect)  # a bad dialect is the caller's error, not the record's
     if not isinstance(rec, dict):
         raise ProblemError("record is not a JSON object")
     pid = rec.get("id") or rec.get("task_id")
@@ -416,14 +437,17 @@ def load_problem(rec: dict[str, Any]) -> Problem:
     gold = _programs(rec.get("gold_solutions"))
     if not gold and unsupported is None:
         unsupported = "no gold solution"
+    if isinstance(compare, CheckerCompare):
+        compare = CheckerCompare(checker=with_cpp_dialect([compare.checker], cpp_dialect)[0])
     return Problem(
         id=str(pid), io=io, statement=statement,
-        entry_point=entry if io == "function" else None, gold=gold, seeds=_seeds_of(rec, io),
+        entry_point=entry if io == "function" else None, gold=with_cpp_dialect(gold, cpp_dialect),
+        seeds=_seeds_of(rec, io),
         limits=limits, time_policy=policy, compare=compare, float_tol=tol, case_sensitive=_case_sensitive(rec),
-        validators=_validators_of(rec, notes),
-        heldout_correct=_programs(rec.get("heldout_correct")),
-        heldout_incorrect=_programs(rec.get("heldout_incorrect")), unsupported=unsupported, notes=notes,
-        needs_checker=needs_checker,
+        validators=with_cpp_dialect(_validators_of(rec, notes), cpp_dialect),
+        heldout_correct=with_cpp_dialect(_programs(rec.get("heldout_correct")), cpp_dialect),
+        heldout_incorrect=with_cpp_dialect(_programs(rec.get("heldout_incorrect")), cpp_dialect),
+        unsupported=unsupported, notes=notes, needs_checker=needs_checker,
     )
 
 

@@ -165,6 +165,36 @@ def test_libraries_and_their_versions_are_reported(sandbox):
     assert libs.get("python", {}).get("numpy") and libs.get("javascript", {}).get("lodash"), libs
 
 
+# C++20 only: std::set::contains and std::ssize (g++ 12 at -std=gnu++17: "no member named 'contains'").
+CPP20_ONLY = ('#include <iostream>\n#include <iterator>\n#include <set>\n#include <vector>\n'
+              'int main(){std::set<int> s{40}; std::vector<int> v(2);\n'
+              'std::cout << (s.contains(40) ? 40 + std::ssize(v) : 0) << "\\n";}\n')
+
+
+def test_cpp20_is_a_dialect_of_its_own(sandbox):
+    """``cpp`` is gnu++17 (SandboxFusion's); ``cpp20`` and its aliases are gnu++20, never cpp quietly.
+    One source, so the compile cache must tell the dialects apart: cpp20 first (cached), then cpp
+    must still fail to compile, and the alias ``c++20`` finds cpp20's binary."""
+    _skip_unless(sandbox, "cpp20")
+    run = lambda lang: sandbox.run(RunRequest(language=lang, code=CPP20_ONLY,  # noqa: E731
+                                              tests=[TestCase(expected_stdout="42\n")], limits=Limits(**LIMITS)))
+    res = run("cpp20")
+    assert res.verdict == Verdict.AC, (res.compile, res.tests and res.tests[0].stderr[-400:])
+    res = run("cpp")
+    assert res.verdict == Verdict.CE and "contains" in res.compile.stderr, res.compile
+    res = run("c++20")
+    assert res.verdict == Verdict.AC and res.compile.cached, (res.compile, res.tests and res.tests[0].stderr[-400:])
+
+
+def test_cpp_dialect_names_resolve():
+    from sandbox.languages import canonical_name, language_for_file
+
+    assert [canonical_name(n) for n in ("c++20", "cpp20", "cpp2a", "gnu++20", "C++20")] == ["cpp20"] * 5
+    assert [canonical_name(n) for n in ("c++17", "cpp17", "c++", "cpp", "g++", "c++14")] == ["cpp"] * 6
+    assert "-std=gnu++17" in get_language("cpp").compile and "-std=gnu++20" in get_language("cpp20").compile
+    assert language_for_file("main.cpp").name == "cpp"  # a file is cpp unless the caller names cpp20
+
+
 def test_unprovided_language_names_what_it_needs():
     from sandbox.errors import UnknownLanguage
 

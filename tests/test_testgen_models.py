@@ -263,6 +263,53 @@ def test_loads_contract_humaneval_and_kattis_shapes():
         load_problem({"id": "x", "io": "function", "entry_point": "not valid"})
 
 
+def test_cpp_dialect_chooses_what_a_records_cpp_programs_compile_as(tmp_path):
+    """Contest records say only "cpp" (judged as gnu++20 by DOMjudge): ``cpp_dialect`` makes every
+    program the sandbox would compile as ``cpp`` (any of its names: ``g++``, ``c++17``, a .cc
+    validator) cpp20: golds, held-out programs, validators, the checker. Other languages keep
+    theirs, a program named ``c++20`` is cpp20 anyway, and the default changes nothing."""
+    from testgen.evaluate import load_solutions
+
+    main = "int main(){return 0;}"
+    rec = {"id": "c", "io": "stdio", "statement": "",
+           "gold_solutions": [{"language": "cpp", "code": main, "path": "gold.cpp"},
+                              {"language": "python3", "code": "print(1)", "path": "gold.py"},
+                              {"language": "c++17", "code": main, "path": "named.cpp"},
+                              {"language": "c++20", "code": main, "path": "twenty.cpp"}],
+           "heldout_correct": [{"language": "cpp", "code": main, "path": "ok.cpp"}],
+           "heldout_incorrect": [{"language": "c", "code": main, "path": "bad.c"},
+                                 {"language": "g++", "code": main, "path": "bad.cpp"}],
+           "input_validators": {"input_validators/v/validate.cpp": "int main(){return 42;}"},
+           "output_validation": {"type": "custom", "files": {"ov/check.cc": main}}}
+
+    def langs(p):
+        return ([g.language for g in p.gold], [q.language for q in p.heldout_correct + p.heldout_incorrect],
+                [v.language for v in p.validators], p.compare.checker.language)
+
+    assert langs(load_problem(rec)) == (["cpp", "python", "cpp", "cpp20"], ["cpp", "c", "cpp"], ["cpp"], "cpp")
+    assert langs(load_problem(rec, "cpp")) == langs(load_problem(rec))
+    assert langs(load_problem(rec, cpp_dialect="cpp20")) == (["cpp20", "python", "cpp20", "cpp20"],
+                                                             ["cpp20", "c", "cpp20"], ["cpp20"], "cpp20")
+    with pytest.raises(ValueError, match="unknown C\\+\\+ dialect") as e:
+        load_problem(rec, "c++20")  # the caller's error: never a ProblemError (a skipped record)
+    assert not isinstance(e.value, ProblemError)
+    # labelled programs kept apart (evaluate --solutions) compile as the same dialect
+    sol = tmp_path / "sol.jsonl"
+    sol.write_text(json.dumps({"problem_id": "c", "language": "cpp", "code": main, "label": "correct"}) + "\n")
+    assert [p.language for p in load_solutions(str(sol))["c"]["correct"]] == ["cpp"]
+    assert [p.language for p in load_solutions(str(sol), "cpp20")["c"]["correct"]] == ["cpp20"]
+
+
+def test_cpp_dialect_option_is_checked_by_argparse(capsys):
+    from codetest.cli import main as codetest_main
+
+    for cmd in (["testgen", "p.jsonl", "-o", "s.jsonl"], ["evaluate", "s.jsonl"]):
+        with pytest.raises(SystemExit) as e:
+            codetest_main([*cmd, "--cpp-dialect", "c++20"])
+        assert e.value.code == 2
+        assert "--cpp-dialect: invalid choice: 'c++20'" in capsys.readouterr().err
+
+
 def test_inline_includes_only_pastes_package_files():
     src = '#include "a.h"\n#include <vector>\n#include "missing.h"\n'
     out = inline_includes(src, {"dir/a.h": "int a;"})
