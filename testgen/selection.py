@@ -5,7 +5,8 @@ mutant on every surviving input (in the sandbox) and records which inputs expose
 ``greedy_cover`` then picks tests the way set cover does: the test that exposes the most
 not-yet-exposed mutants first, until every exposable mutant is exposed ``multiplicity``
 times or the size cap is reached; leftover room goes to the problem's own examples and
-then to the families in turn, so the suite also covers what the mutants did not model.
+then to the families in turn, so the suite also covers what the mutants did not model; in
+each family's turn an input with an answer the suite does not have yet goes first.
 The order of the result is the order of choice: strongest tests first.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from sandbox.models import Verdict
 
-from .candidates import Candidate
+from .candidates import Candidate, canonical_key
 from .execute import FnProgram, StdioProgram, call_function, run_stdio
 from .mutants import Mutant, mutants
 from .problem import Problem, Program
@@ -186,11 +187,31 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
     for fam in by_family:
         by_family[fam].sort(key=lambda i: (-len(kills[i]), cands[i].size()))
     fams = sorted(by_family, key=lambda f: FAMILY_RANK.get(f, 9))
+    answers = {answer_key(cands[i]) for i in chosen}
     while len(chosen) < max_tests and any(by_family.values()):
         for f in fams:
             if by_family[f] and len(chosen) < max_tests:
-                chosen.append(by_family[f].pop(0))
+                i = _take_novel(by_family[f], cands, answers)
+                answers.add(answer_key(cands[i]))
+                chosen.append(i)
     return chosen
+
+
+def answer_key(c: Candidate) -> str:
+    """What the golds answered on an input, for telling answers apart (trailing blanks aside)."""
+    if c.args is not None:
+        return canonical_key(c.expected)
+    return "\n".join(line.rstrip() for line in (c.expected_stdout or "").rstrip().split("\n"))
+
+
+def _take_novel(queue: list[int], cands: list[Candidate], answers: set[str]) -> int:
+    """The first input of ``queue`` whose answer the suite does not have yet, else the first: inputs
+    that all get one answer (every large n converging to one value, every random wall
+    "impossible") test one behaviour, so a new answer is a new behaviour exercised."""
+    for k, i in enumerate(queue):
+        if answer_key(cands[i]) not in answers:
+            return queue.pop(k)
+    return queue.pop(0)
 
 
 def suite_kills(chosen: list[int], kills: list[set[int]]) -> set[int]:

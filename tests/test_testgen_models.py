@@ -224,6 +224,23 @@ def test_greedy_cover_prefers_tests_that_kill_more_and_respects_the_cap():
     assert len(full) == 5 and len(set(full)) == 5
 
 
+def test_fill_takes_an_input_with_a_new_answer_before_more_of_one_answer():
+    """Past the cover, a family's turn goes to an input whose answer the suite lacks: 39 of 50
+    tests of one suite printed the same converged value, and a program that stops iterating
+    at n = 22 passed all of them."""
+    same = [Candidate("regular", stdin=f"{n}\n", expected_stdout="33.3 66.6\n") for n in (10, 11, 12)]
+    blank = Candidate("regular", stdin="13\n", expected_stdout="33.3 66.6 \n")
+    new = Candidate("regular", stdin="1000000\n", expected_stdout="33.4 66.5\n")
+    cands = [Candidate("seed", stdin="3\n", expected_stdout="50 50\n")] + same + [blank, new]
+    chosen = greedy_cover(cands, [set()] * len(cands), max_tests=3, multiplicity=1, fill=True)
+    # the smallest input first (nothing chosen answers 33.3 yet), then the one new answer, though
+    # three inputs are smaller (a trailing blank does not make an answer new)
+    assert [cands[i].stdin for i in chosen] == ["3\n", "10\n", "1000000\n"]
+    # with no new answer left, the family order is what it was: kills, then size
+    fn = [Candidate("regular", args=[i], expected=0) for i in range(4)]
+    assert greedy_cover(fn, [set(), {0}, set(), set()], max_tests=4, multiplicity=1, fill=True)[:2] == [1, 0]
+
+
 def test_harness_stream_parsing_survives_a_cut():
     lines = [SENTINEL + json.dumps({"i": 0, "s": "OK", "v": [1, 2], "t": 0.01}),
              "noise printed by the program",
