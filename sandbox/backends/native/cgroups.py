@@ -31,6 +31,7 @@ from ...ownership import claim, remove_unowned
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 V2_CONTROLLERS = ("memory", "pids", "cpu")
+REQUIRED = frozenset({"memory", "pids"})  # what no jail runs without, in either hierarchy
 SERVICE_LEAF = "codetest-service"
 
 
@@ -119,14 +120,22 @@ def _enable_controllers(d: str) -> None:
             pass
 
 
-def _v2_has(d: str) -> bool:
+def _v2_list(d: str, name: str) -> set[str]:
+    """A v2 folder's controller list (``cgroup.controllers``: offered to it by its parent;
+    ``cgroup.subtree_control``: handed down to its children); empty where it cannot be read."""
     try:
-        with open(os.path.join(d, "cgroup.controllers")) as f:
-            have = set(f.read().split())
+        with open(os.path.join(d, name)) as f:
+            return set(f.read().split())
     except OSError:
-        return False
-    return {"memory", "pids"} <= have
+        return set()
 
+
+def _v2_has(d: str) -> bool:
+    return REQUIRED <= _v2_list(d, "cgroup.controllers")
+
+
+def _enabled(d: str) -> bool:
+    return REQUIRED <= _v2_list(d, "cgroup.subtree_control")
 
 
 def _v2_delegate(own: str) -> tuple[Optional[str], str]:
@@ -138,14 +147,8 @@ def _v2_delegate(own: str) -> tuple[Optional[str], str]:
         # service, a second service in its unit): its cgroup is delegated already; our jails go
         # beside its jails, still under every limit the operator set above.
         return os.path.dirname(own), ""
-    if _v2_has(own):
-        try:
-            with open(os.path.join(own, "cgroup.subtree_control")) as f:
-                enabled = set(f.read().split())
-        except OSError:
-            enabled = set()
-        if {"memory", "pids"} <= enabled:
-            return own, ""
+    if _v2_has(own) and _enabled(own):
+        return own, ""
     # No internal processes: move ours into a leaf first, then hand the controllers down.
     leaf = os.path.join(own, SERVICE_LEAF)
     try:
@@ -167,24 +170,11 @@ def _v2_delegate(own: str) -> tuple[Optional[str], str]:
 
 def _not_delegated(own: str) -> str:
     """Why the service's own v2 cgroup cannot hold jails, and what the operator can do."""
-    try:
-        with open(os.path.join(own, "cgroup.controllers")) as f:
-            offered = set(f.read().split())
-    except OSError:
-        offered = set()
-    missing = sorted({"memory", "pids"} - offered)
+    missing = sorted(REQUIRED - _v2_list(own, "cgroup.controllers"))
     why = (f"its parent does not pass down {' and '.join(missing)}" if missing
            else "enabling memory and pids in its cgroup.subtree_control failed")
     return (f"cannot delegate controllers below {own}: {why}; give the service a delegated cgroup v2 "
             "folder with CODETEST_CGROUP_ROOT (systemd: Delegate=yes), or run it where the controllers reach it")
-
-
-def _enabled(d: str) -> bool:
-    try:
-        with open(os.path.join(d, "cgroup.subtree_control")) as f:
-            return {"memory", "pids"} <= set(f.read().split())
-    except OSError:
-        return False
 
 
 def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
@@ -213,7 +203,7 @@ def find(instance: str) -> tuple[Optional[CgroupSetup], str]:
     if os.geteuid() != 0:
         return None, "not root and no delegated cgroup (set CODETEST_CGROUP_ROOT to a writable cgroup v2 folder)"
     own = own_paths()
-    if {"memory", "pids"} <= set(v1):
+    if REQUIRED <= set(v1):
         bases = {}
         locks = []
         for ctrl, mnt in v1.items():
