@@ -187,12 +187,13 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
     for fam in by_family:
         by_family[fam].sort(key=lambda i: (-len(kills[i]), cands[i].size()))
     fams = sorted(by_family, key=lambda f: FAMILY_RANK.get(f, 9))
-    answers = {answer_key(cands[i]) for i in chosen}
+    key = [answer_key(c) for c in cands]  # once each: a stress input's answer can be megabytes
+    answers = {key[i] for i in chosen}
     while len(chosen) < max_tests and any(by_family.values()):
         for f in fams:
             if by_family[f] and len(chosen) < max_tests:
-                i = _take_novel(by_family[f], cands, answers)
-                answers.add(answer_key(cands[i]))
+                i = _take_novel(by_family[f], key, answers)
+                answers.add(key[i])
                 chosen.append(i)
     return chosen
 
@@ -204,12 +205,12 @@ def answer_key(c: Candidate) -> str:
     return "\n".join(line.rstrip() for line in (c.expected_stdout or "").rstrip().split("\n"))
 
 
-def _take_novel(queue: list[int], cands: list[Candidate], answers: set[str]) -> int:
+def _take_novel(queue: list[int], key: list[str], answers: set[str]) -> int:
     """The first input of ``queue`` whose answer the suite does not have yet, else the first: inputs
     that all get one answer (every large n converging to one value, every random wall
     "impossible") test one behaviour, so a new answer is a new behaviour exercised."""
     for k, i in enumerate(queue):
-        if answer_key(cands[i]) not in answers:
+        if key[i] not in answers:
             return queue.pop(k)
     return queue.pop(0)
 
