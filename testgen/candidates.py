@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 FAMILIES = ("seed", "regular", "boundary", "special", "stress", "mutation", "relations", "structured", "widen",
-            "llm-regular", "llm-corner")
+            "grammar", "llm-regular", "llm-corner")
 
 
 def canonical_key(value: Any) -> str:

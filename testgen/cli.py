@@ -262,7 +262,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     t.add_argument("--budget-scale", type=float, default=1.0, help="scale the candidates each family proposes")
     t.add_argument("--families", help="comma-separated generator families (default: all but the opt-in `widen`): "
                                       "regular,boundary,special,stress,mutation,relations,"
-                                      "structured,widen")
+                                      "structured,grammar,widen")
     t.add_argument("--seed", type=int, default=0, help="random seed (same seed, same suites)")
     t.add_argument("--limit", type=int, help="only the first N problems of the file")
     t.add_argument("--only", action="append", metavar="ID", help="only this problem id (repeatable)")

@@ -30,11 +30,12 @@ class Budget:
     widen: int = 30
     relations: int = 30
     structured: int = 40
+    grammar: int = 30  # stdin problems with a checktestdata grammar (testgen/grammar.py)
 
     def scaled(self, factor: float) -> "Budget":
         return Budget(*(max(1, int(getattr(self, f) * factor)) for f in ("regular", "boundary", "special", "stress",
                                                                            "mutation", "widen", "relations",
-                                                                           "structured")))
+                                                                           "structured", "grammar")))
 
 
 # ---------------------------------------------------------------- function-call problems
@@ -215,3 +216,15 @@ def generate(problem_io: str, model: Any, seeds: list[dict[str, Any]], seed: int
                 continue
             out.append(c)
     return out
+
+
+def grammar_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> tuple[list[Candidate], list[str]]:
+    """Inputs drawn from the problem's checktestdata scripts (``testgen.grammar``, in a child
+    process bounded in time and memory): family ``grammar``, and ``stress`` for the stress shapes
+    (each shape kept by selection like the input model's). Returns them and, per script that
+    could not be used, why."""
+    from .grammar import draw_family_bounded
+
+    drawn, notes = draw_family_bounded(grammars, seen, seed, pid, n)
+    out = [Candidate(family, stdin=text, note=note) for family, text, note in drawn]
+    return out, notes

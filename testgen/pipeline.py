@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from .candidates import dedupe
 from .inputs import FunctionModel
-from .generators import Budget, generate
+from .generators import Budget, generate, grammar_family
 from .problem import ProblemError, load_problem
 from .runner import Runner
 from .selection import greedy_cover, kill_matrix, suite_kills
@@ -146,6 +146,11 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
         model_error = str(e)
     stats["model"] = _describe_model(model)
     cands = generate(problem.io, model, problem.seeds, st.seed, problem.id, st.budget, st.families)
+    if problem.grammars and (st.families is None or "grammar" in st.families):
+        seen = "".join(str(s.get("stdin") or "") for s in problem.seeds)
+        drawn, why = grammar_family(problem.grammars, seen, st.seed, problem.id, st.budget.grammar)
+        cands += drawn
+        problem.notes.extend(why)
     llm_stats: dict[str, Any] = {}
     if st.llm is not None:
         from .llm import llm_candidates

@@ -64,6 +64,8 @@ class Problem(BaseModel):
     # problem gives it ``case_sensitive``)
     case_sensitive: bool = True
     validators: list[InputValidator] = Field(default_factory=list)
+    # the checktestdata scripts among them, as text: the input format the grammar family draws from
+    grammars: list[str] = Field(default_factory=list)
     heldout_correct: list[Program] = Field(default_factory=list)
     heldout_incorrect: list[Program] = Field(default_factory=list)
     # Set when the pipeline cannot handle this problem (interactive, no runnable gold...).
@@ -306,6 +308,13 @@ def _validator_language(path: str, named: Optional[str]) -> Optional[str]:
     return lang
 
 
+def _grammars_of(rec: dict[str, Any]) -> list[str]:
+    """The record's checktestdata validators' scripts (``testgen.grammar`` generates from them)."""
+    files, named = _validator_files(rec)
+    return [text for path, text in sorted(files.items())
+            if _validator_language(path, named.get(path)) == "checktestdata"]
+
+
 def _validators_of(rec: dict[str, Any], notes: Optional[list[str]] = None) -> list[InputValidator]:
     """Every input validator the record ships, in any language the sandbox runs.
 
@@ -444,7 +453,7 @@ def load_problem(rec: dict[str, Any], cpp_dialect: str = "cpp") -> Problem:
         entry_point=entry if io == "function" else None, gold=with_cpp_dialect(gold, cpp_dialect),
         seeds=_seeds_of(rec, io),
         limits=limits, time_policy=policy, compare=compare, float_tol=tol, case_sensitive=_case_sensitive(rec),
-        validators=with_cpp_dialect(_validators_of(rec, notes), cpp_dialect),
+        validators=with_cpp_dialect(_validators_of(rec, notes), cpp_dialect), grammars=_grammars_of(rec),
         heldout_correct=with_cpp_dialect(_programs(rec.get("heldout_correct")), cpp_dialect),
         heldout_incorrect=with_cpp_dialect(_programs(rec.get("heldout_incorrect")), cpp_dialect),
         unsupported=unsupported, notes=notes, needs_checker=needs_checker,

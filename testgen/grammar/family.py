@@ -1,0 +1,90 @@
+"""A problem's grammar family: every script's inputs, drawn in a bounded child process.
+
+    python -m testgen.grammar.family   # the child: a job as JSON on stdin, JSON lines out
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Iterator
+
+from ..rng import stream
+from .generator import Grammar, plans
+from .script import GrammarError
+
+FAMILY_SECONDS = 240.0  # the child process that draws a problem's family: killed past this
+FAMILY_MEMORY = 4 << 30  # ... or its address space past this
+
+
+def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> Iterator[tuple[str, str, str]]:
+    """(family, input, note) for each input drawn from each script, as it is drawn: half of ``n``
+    small and medium ones and a sixth at the boundaries (family ``grammar``), a third in the
+    stress shapes (family ``stress``, note ``shape:grammar-<shape>``); a script that gives
+    nothing yields ("note", why, "")."""
+    for k, source in enumerate(grammars):
+        try:
+            grammar = Grammar(source, seen)
+        except GrammarError as e:
+            yield "note", f"no inputs drawn from checktestdata script {k + 1}: {e}", ""
+            continue
+        rng = stream(seed, pid, f"grammar{k}")
+        for plan in plans("small", max(1, n // 2)) + plans("boundary", max(1, n // 6)) + plans("stress", max(1, n // 3)):
+            try:
+                text = grammar.draw(plan, rng)
+            except GrammarError as e:
+                yield "note", f"no inputs drawn from checktestdata script {k + 1}: {e}", ""
+                break
+            if text is None:
+                continue
+            if plan.kind == "stress":
+                yield "stress", text, f"shape:grammar-{plan.shape}"
+            else:
+                yield "grammar", text, plan.note
+
+
+def draw_family_bounded(grammars: list[str], seen: str, seed: int, pid: str, n: int,
+                        timeout_s: float = FAMILY_SECONDS) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """``draw_family`` in a child process (``python -m testgen.grammar.family``) that is killed past
+    ``timeout_s`` (what it drew by then is kept) and limits its own memory: the script is the
+    problem's data, and what it asks for must not hang or exhaust the caller. Returns the inputs
+    and the notes."""
+    job = json.dumps({"grammars": grammars, "seen": seen, "seed": seed, "pid": pid, "n": n})
+    notes: list[str] = []
+    try:
+        p = subprocess.run([sys.executable, "-m", "testgen.grammar.family"], input=job.encode(), capture_output=True,
+                           timeout=timeout_s)
+        out, failed = p.stdout, (p.returncode != 0 and p.stderr.decode(errors="replace").strip().splitlines()[-1:])
+    except subprocess.TimeoutExpired as e:
+        out, failed = e.stdout or b"", None
+        notes.append(f"drawing from the checktestdata scripts stopped after {timeout_s:.0f} s")
+    if failed is not False and failed is not None:
+        notes.append(f"drawing from the checktestdata scripts failed: {(failed or ['?'])[0][:300]}")
+    drawn: list[tuple[str, str, str]] = []
+    for line in out.decode(errors="replace").splitlines():
+        try:
+            family, text, note = json.loads(line)
+        except ValueError:
+            continue  # the line being written when the child was stopped
+        if family == "note":
+            notes.append(text)
+        else:
+            drawn.append((family, text, note))
+    return drawn, notes
+
+
+def main() -> int:
+    """The child of ``draw_family_bounded``: a job as JSON on stdin, one JSON line per input out."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (FAMILY_MEMORY, FAMILY_MEMORY))
+    job = json.load(sys.stdin)
+    for item in draw_family(job["grammars"], job["seen"], job["seed"], job["pid"], job["n"]):
+        sys.stdout.write(json.dumps(item) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

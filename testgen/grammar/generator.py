@@ -1,0 +1,66 @@
+"""A checktestdata script as a generator of inputs, and the plans a family draws under."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Optional
+
+from .library import Library, Plan, _Reject, _Stop
+from .script import GrammarError, translate
+
+DRAW_TRIES = 24  # whole-input attempts per generated input
+DRAW_SECONDS = 4.0  # ... and the time they may take together
+
+
+class Grammar:
+    """A checktestdata script as a generator of inputs."""
+
+    def __init__(self, source: str, seen: str = ""):
+        from checktestdata.lib import VarType
+
+        self.code, self.names, self.counts = translate(source)
+        self.variables = [v for v in self.names.values() if isinstance(v, VarType)]
+        self.seen = seen
+        self.patterns: dict = {}
+
+    def draw(self, plan: Plan, rng: random.Random) -> Optional[str]:
+        """One input drawn under ``plan``, or None when no attempt produced one. A stress input
+        starts at the stated maximum and halves its counts until the input fits the budget and
+        its assertions hold."""
+        deadline = time.monotonic() + DRAW_SECONDS
+        scale = 1.0
+        for attempt in range(DRAW_TRIES):
+            if time.monotonic() > deadline:
+                return None
+            for v in self.variables:
+                v.reset()
+            run = Library(plan, rng, self.counts, scale, self.seen, self.patterns, deadline)
+            try:
+                exec(self.code, {**self.names, **run.functions()})  # noqa: S102 - our own translation of the script
+            except GrammarError:
+                raise
+            except _Stop:
+                scale *= run.shrink  # too big: the next attempt at half the counts, or less
+                continue
+            except (_Reject, TypeError, ValueError, ZeroDivisionError, OverflowError):
+                if plan.kind == "stress" and attempt % 2 == 1:
+                    scale /= 2  # an assertion between the sizes (h * w <= 10^5) holds further down
+                continue
+            return "".join(run.out)
+        return None
+
+
+STRESS_SHAPES = ("random", "skewed", "equal-max", "random", "equal-min", "skewed")
+
+
+def plans(kind: str, n: int) -> list[Plan]:
+    """The first ``n`` plans of a family: small inputs (plain, crowded, distinct) and medium ones
+    in turn, boundary ones, or the stress shapes in turn."""
+    if kind == "stress":
+        return [Plan("stress", shape, distinct=shape in ("random", "skewed"))
+                for shape in (STRESS_SHAPES[i % len(STRESS_SHAPES)] for i in range(n))]
+    if kind == "small":  # plain, crowded, distinct, medium (distinct), in turn
+        return [[Plan("small"), Plan("small", crowded=True), Plan("small", distinct=True),
+                 Plan("medium", distinct=True)][i % 4] for i in range(n)]
+    return [Plan(kind, distinct=i % 2 == 1) for i in range(n)]
