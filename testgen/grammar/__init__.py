@@ -8,7 +8,9 @@ integer in [lo, hi], the generator writes one; a loop writes its body as often a
 wrote before says; an assertion that does not hold sends the generator back to try again.
 
 The script is translated by ``checktestdata`` (pyctd, the ``[testgen]`` extra, as for validation)
-into Python, which runs here against a generating library instead of the reading one:
+into Python, rewritten (``script.py``), and run against a generating library (``library.py``)
+instead of the reading one; ``generator.py`` draws an input under a plan, ``family.py`` a
+problem's inputs in a bounded child process:
 
 * a loop body whose assertion fails is drawn again (a few times) before the whole input is;
 * a value read into a variable that sizes a loop (``REP(n)``, ``STRLEN(s) == n``) is a *count*:

@@ -44,18 +44,22 @@ class _Continue(Exception):
 
 @dataclass(frozen=True)
 class Plan:
-    """How one input is drawn. ``kind``: small, medium, boundary or stress; a stress input's
-    ``shape``: random (values anywhere in range), equal-min / equal-max (every non-count value at
-    its bound, every word of one letter, the first or last its pattern allows), skewed (each count at the maximum or at its minimum); ``crowded``: values in a
-    narrow window at the bottom of their range (ties, equal neighbours); ``distinct``: the values
-    one call of the script writes within one run of its loop differ (a list of distinct colours,
-    the neighbours of a node), as validators often ask beyond what the grammar says."""
+    """How one input is drawn.
+
+    * ``kind``: small, medium, boundary or stress;
+    * a stress input's ``shape``: random (values anywhere in range), skewed (the first count at
+      the maximum, each other at its maximum or its minimum), equal-min / equal-max (every
+      non-count value at its bound, every word of one letter, the first or last its pattern
+      allows);
+    * ``crowded``: values in a narrow window at the bottom of their range (ties, equal neighbours);
+    * ``distinct``: the values one call of the script writes within one run of its loop differ (a
+      list of distinct colours, the neighbours of a node), as validators often ask beyond what the
+      grammar says."""
 
     kind: str
     shape: str = "random"
     crowded: bool = False
-    distinct: bool = False  # the values one place of the script writes in one list differ
-
+    distinct: bool = False
 
     @property
     def note(self) -> str:

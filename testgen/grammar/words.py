@@ -1,8 +1,8 @@
 """Strings that match a regular expression, of a length the caller may ask for.
 
 A checktestdata grammar reads words with ``REGEX("[a-z]+", s)`` and often bounds their length
-in an assertion right after (``ASSERT(STRLEN(s) == n)``); ``testgen.grammar``'s library generates such a
-word here. The pattern is walked in Python's own parse tree (``re._parser``): literals, classes,
+in an assertion right after (``ASSERT(STRLEN(s) == n)``); the grammar's generating library
+(``library.py``) draws such a word here. The pattern is walked in Python's own parse tree (``re._parser``): literals, classes,
 alternatives, groups and repeats. A length asked for is spread over the repeats; the result
 is checked against the pattern, and None means no string was found (the caller retries).
 
