@@ -15,11 +15,15 @@ still run.
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from typing import Any, Callable, Optional, TypeVar
+
+T = TypeVar("T")
 
 
-def ctd_to_python(source: str) -> tuple[Optional[str], Optional[str]]:
-    """(a standalone Python validator, None) or (None, why it could not be made)."""
+def read_script(source: str, produce: Callable[[Any], T]) -> tuple[Optional[T], Optional[str]]:
+    """(``produce`` applied to the package's parser of the script, None), or (None, why the
+    script could not be read). Validation (``ctd_to_python``) and generation
+    (``testgen.grammar``) read a script through here alike."""
     try:
         from checktestdata.parser import parse
         from checktestdata.tokenizer import tokenize
@@ -28,10 +32,15 @@ def ctd_to_python(source: str) -> tuple[Optional[str], Optional[str]]:
     old = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(old, 20_000))  # the parser recurses on nesting; grammars are short
-        return parse(tokenize(source.encode("utf-8", "surrogateescape"))).python_code(standalone=True), None
+        return produce(parse(tokenize(source.encode("utf-8", "surrogateescape")))), None
     except RecursionError:
         return None, "checktestdata: the grammar nests too deeply"
     except Exception as e:  # ParserException and the library's own checks: the grammar's fault
         return None, f"checktestdata could not read the grammar: {type(e).__name__}: {str(e)[:200]}"
     finally:
         sys.setrecursionlimit(old)
+
+
+def ctd_to_python(source: str) -> tuple[Optional[str], Optional[str]]:
+    """(a standalone Python validator, None) or (None, why it could not be made)."""
+    return read_script(source, lambda parser: parser.python_code(standalone=True))

@@ -30,7 +30,7 @@ class Budget:
     widen: int = 30
     relations: int = 30
     structured: int = 40
-    grammar: int = 30  # stdin problems with a checktestdata grammar (testgen/grammar.py)
+    grammar: int = 30  # stdin problems with a checktestdata grammar (testgen/grammar/)
 
     def scaled(self, factor: float) -> "Budget":
         return Budget(*(max(1, int(getattr(self, f) * factor)) for f in ("regular", "boundary", "special", "stress",

@@ -55,12 +55,13 @@ def draw_family_bounded(grammars: list[str], seen: str, seed: int, pid: str, n: 
     try:
         p = subprocess.run([sys.executable, "-m", "testgen.grammar.family"], input=job.encode(), capture_output=True,
                            timeout=timeout_s)
-        out, failed = p.stdout, (p.returncode != 0 and p.stderr.decode(errors="replace").strip().splitlines()[-1:])
+        out = p.stdout
+        if p.returncode != 0:
+            last = p.stderr.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {p.returncode}"]
+            notes.append(f"drawing from the checktestdata scripts failed: {last[0][:300]}")
     except subprocess.TimeoutExpired as e:
-        out, failed = e.stdout or b"", None
+        out = e.stdout or b""
         notes.append(f"drawing from the checktestdata scripts stopped after {timeout_s:.0f} s")
-    if failed is not False and failed is not None:
-        notes.append(f"drawing from the checktestdata scripts failed: {(failed or ['?'])[0][:300]}")
     drawn: list[tuple[str, str, str]] = []
     for line in out.decode(errors="replace").splitlines():
         try:

@@ -26,8 +26,8 @@ class Grammar:
 
     def draw(self, plan: Plan, rng: random.Random) -> Optional[str]:
         """One input drawn under ``plan``, or None when no attempt produced one. A stress input
-        starts at the stated maximum and halves its counts until the input fits the budget and
-        its assertions hold."""
+        starts at the stated maximum and shrinks its counts until the input fits the budget (by
+        the library's ``shrink``) and its assertions hold (by half every other attempt)."""
         deadline = time.monotonic() + DRAW_SECONDS
         scale = 1.0
         for attempt in range(DRAW_TRIES):

@@ -279,8 +279,8 @@ class Library:
         length: Optional[int] = None
         if lo == hi:
             length = lo
-        elif self.plan.kind == "stress":
-            length = max(lo, int(min(hi, STRESS_WORD if hi >= gen.longest else hi) * self.scale))
+        elif self.plan.kind == "stress":  # the bound an assertion set, else STRESS_WORD; scaled
+            length = max(lo, int((hi if hi < gen.longest else min(hi, STRESS_WORD)) * self.scale))
         # the words of one pattern share a length in every other input (the rows of a grid)
         same = self.word_len.setdefault(raw, [self.rng.random() < 0.5, None])
         if length is None and same[0] and same[1] is not None and lo <= same[1] <= hi:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from ..ctd import read_script
+
 _VALUE_CALLS = ("INT", "FLOAT", "FLOATP", "REGEX")
 
 
@@ -143,8 +145,8 @@ class _LoopExits(ast.NodeTransformer):
 
 
 class _Rewrite(ast.NodeTransformer):
-    """Loop bodies drawn again when they fail; value calls told which variable they fill; a
-    ``REGEX`` told the length its assertion wants."""
+    """Loop bodies drawn again when they fail; value calls told their place in the script, the
+    variable they fill and the bounds the assertions after them set (``bound_hints``)."""
 
     def __init__(self) -> None:
         self.loops = 0
@@ -177,7 +179,7 @@ class _Rewrite(ast.NodeTransformer):
                 setattr(node, field, self.visit(value))
         return node
 
-    def _retried(self, node, body: list[ast.stmt], prologue: list[ast.stmt]) -> list[ast.stmt]:
+    def _retried(self, body: list[ast.stmt], prologue: list[ast.stmt]) -> list[ast.stmt]:
         """The loop body drawn again (``LOOP_TRIES`` times) when it fails. Its own ``break`` and
         ``continue`` (pyctd writes ``WHILE`` as ``for _ in count(0): if not cond: break``) are
         raised through the retry and done outside it."""
@@ -212,13 +214,13 @@ class _Rewrite(ast.NodeTransformer):
         node.iter = self.visit(node.iter)
         if _call_name(node.iter) == "range":  # the loop's size is known as it starts: check the budget
             node.iter.func = ast.Name("_loop", ast.Load())
-        node.body = self._retried(node, body, prologue)
+        node.body = self._retried(body, prologue)
         node.orelse = self._body(node.orelse)
         return node
 
     def visit_While(self, node: ast.While) -> ast.AST:
         node.test = self.visit(node.test)
-        node.body = self._retried(node, self._body(node.body), [])
+        node.body = self._retried(self._body(node.body), [])
         node.orelse = self._body(node.orelse)
         return node
 
@@ -235,18 +237,11 @@ class _Rewrite(ast.NodeTransformer):
 
 def translate(source: str) -> tuple[Any, dict[str, Any], set[str]]:
     """(the rewritten script's code, the package's names it runs with, the count variables)."""
-    try:
-        from checktestdata.parser import parse
-        from checktestdata.tokenizer import tokenize
-    except ImportError:
-        raise GrammarError("the checktestdata package is not installed (pip install 'codetest[testgen]')") from None
-    try:
-        parser = parse(tokenize(source.encode("utf-8", "surrogateescape")))
-        tree = ast.parse(parser.python_code(standalone=False))
-    except RecursionError:
-        raise GrammarError("the grammar nests too deeply") from None
-    except Exception as e:  # noqa: BLE001 - the package's parse errors: the grammar's fault
-        raise GrammarError(f"checktestdata could not read the grammar: {type(e).__name__}: {str(e)[:200]}") from None
+    read, why = read_script(source, lambda parser: (ast.parse(parser.python_code(standalone=False)),
+                                                    parser.python_globals()))
+    if read is None:
+        raise GrammarError(why)
+    tree, names = read
     counts = count_variables(tree)
     tree = ast.fix_missing_locations(_Rewrite().visit(tree))
-    return compile(tree, "<checktestdata grammar>", "exec"), parser.python_globals(), counts
+    return compile(tree, "<checktestdata grammar>", "exec"), names, counts
