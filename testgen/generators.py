@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 from .candidates import Candidate
 from .inputs import FloatSpec, FunctionModel, IntSpec, size_ok
 from .rng import stream
-from .smodel import StdioModel
+from .smodel import MAX_INPUT_CHARS, StdioModel
 
 
 @dataclass
@@ -212,7 +212,7 @@ def generate(problem_io: str, model: Any, seeds: list[dict[str, Any]], seed: int
                 c.args = model.fix(c.args, rng)
                 if not size_ok(c.args):
                     continue
-            if c.stdin is not None and len(c.stdin) > 4_000_000:
+            if c.stdin is not None and len(c.stdin) > MAX_INPUT_CHARS:
                 continue
             out.append(c)
     return out

@@ -3,6 +3,8 @@
 * stress inputs at the stated maximum in several shapes (``STRESS_PLAN``): random large values,
   values sorted either way, every value equal at the minimum or the maximum, the header's other
   values at their maximum; the smaller rungs of the size ladder as a fallback;
+* stress words (``stress_word``) at the stated length down the same ladder, in the same shapes:
+  random letters, one letter repeated, or a short block repeated (a periodic string);
 * grids (rows of one word, as wide as a header value) in shapes of their own (``GRID_PLAN``): as
   many cells as the statement allows (its ``h * w`` bound, else the token budget) as a square, as
   wide or as tall as the sides allow, filled at random or sparse (one letter everywhere, every other
@@ -19,6 +21,8 @@ import math
 import random
 from typing import TYPE_CHECKING, Any, Optional
 
+from .brackets import make_balanced
+
 if TYPE_CHECKING:
     from .smodel import Slot
 
@@ -31,6 +35,10 @@ CROWDED_SPAN = 10  # ... with numbers in [lo, lo + 10]
 # value equal at the minimum or the maximum (no early exit, the longest scan). Every shape but
 # ``random`` puts the header's other values (a budget, a height, a modulus) at their maximum.
 # The smaller rungs stay as a fallback for problems whose golds cannot run the maximum in time.
+# A word (a string token) takes the shape too (``stress_word``): random letters, one letter
+# repeated at ``equal-*``, and a short block repeated at ``ascending`` (period 2) and
+# ``descending`` (period 3 to 6): a periodic string is the worst case of the string algorithms
+# that are quadratic only on repetition (naive matching, rotations, border and bracket scans).
 STRESS_LADDER = (1, 2, 10, 100)  # hi_cap // d; the last rung is min(hi_cap, 1000)
 STRESS_PLAN = ((0, "random"), (0, "ascending"), (0, "equal-min"), (1, "random"), (0, "descending"),
                (2, "random"), (0, "equal-max"), (3, "random"), (4, "random"), (1, "ascending"))
@@ -96,19 +104,45 @@ def stress_step(i: int) -> tuple[int, str]:
     return STRESS_PLAN[i % len(STRESS_PLAN)]
 
 
-def stress_value(sl: "Slot", shape: str, rng: random.Random) -> Any:
-    """One value of a stress input's row or list in the given shape."""
+def stress_value(sl: "Slot", step: tuple[int, str], rng: random.Random) -> Any:
+    """One value of a stress input's row or list at the given rung and shape (``stress_step``)."""
+    rung, shape = step
+    if sl.kind == "word" and not sl.choices:
+        return stress_word(sl, rung, shape, rng)
     if shape == "equal-min" or shape == "equal-max":
         if sl.kind == "word":
-            if sl.choices:
-                return sl.choices[0 if shape == "equal-min" else -1]
-            ch = sl.alphabet[0 if shape == "equal-min" else -1]
-            return ch * max(1, sl.max_len)
+            return sl.choices[0 if shape == "equal-min" else -1]  # type: ignore[index]
         v = sl.lo if shape == "equal-min" else sl.hi
         return int(v) if sl.kind == "int" else v
-    if shape in ("ascending", "descending"):  # the whole range, sorted afterwards: a staircase
-        return sl.draw(rng, "stress" if sl.kind == "word" else "full")
+    if shape in ("ascending", "descending") and sl.kind != "word":  # the whole range, sorted afterwards
+        return sl.draw(rng, "full")
     return sl.draw(rng, "stress")
+
+
+WORD_PERIOD = {"ascending": (2, 2), "descending": (3, 6)}  # a periodic stress word's block length
+
+
+def stress_word_len(sl: "Slot", rung: int) -> int:
+    """A stress word's length: the stated maximum, down the size ladder as the counts go."""
+    top = max(1, sl.max_len)
+    n = top // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(top, 1000)
+    return max(sl.min_len, n, 1)
+
+
+def stress_word(sl: "Slot", rung: int, shape: str, rng: random.Random) -> str:
+    """A word of a stress input (see ``STRESS_PLAN``'s comment for the shapes). A balanced slot's
+    periodic word repeats a balanced block, so it stays periodic once balanced."""
+    n = stress_word_len(sl, rung)
+    if shape == "equal-min" or shape == "equal-max":
+        return sl.alphabet[0 if shape == "equal-min" else -1] * n
+    if shape in WORD_PERIOD:
+        lo, hi = WORD_PERIOD[shape]
+        block = "".join(rng.choice(sl.alphabet) for _ in range(rng.randint(lo, hi)))
+        if sl.balanced:
+            block = make_balanced(block, sl.balanced)
+            n -= n % len(block)
+        return (block * (n // len(block) + 1))[:max(n, len(block))]
+    return "".join(rng.choice(sl.alphabet) for _ in range(n))
 
 
 def row_order(kind: str, i: int) -> Optional[str]:

@@ -32,13 +32,16 @@ from .constraints import (InputLine, Range, alphabet_hint, extract, input_lines,
                           says_no_input)
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
-                     stress_value)
+                     stress_value, stress_word_len)
 from .relations import (HeadBound, RowRelations, bound_values, fit_length, infer_head_bounds, infer_relations,
                         length_ties)
 from .structures import TREE_SHAPES, Structure, detect, fewest_nodes, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
+MAX_INPUT_CHARS = 4_000_000  # ... and this many characters (a larger input is dropped: generators.generate)
+MAX_WORD_LEN = 1_000_000  # a word's stated maximum length is kept up to this (stress words reach it)
+WORD_LEN = 100_000  # the other families' words stay this short: generating and judging them stays quick
 GRID_CELLS = 4 * MAX_INPUT_TOKENS  # ... and a stress grid below this many cells
 _INT = re.compile(r"-?\d+\Z")
 _FLOAT = re.compile(r"-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)\Z")
@@ -81,6 +84,11 @@ class Slot:
     # every word written for this slot is made balanced
     balanced: Optional[str] = None
 
+    @property
+    def short_len(self) -> int:
+        """The longest word of the families other than stress (``WORD_LEN``)."""
+        return max(self.min_len, min(self.max_len, WORD_LEN))
+
     def fmt(self, v: Any) -> str:
         if self.balanced:
             return make_balanced(str(v), self.balanced)
@@ -94,12 +102,8 @@ class Slot:
         if self.kind == "word" and self.choices:
             return rng.choice(self.choices)
         if self.kind == "word":
-            if mode == "stress":
-                n = self.max_len
-            elif mode == "small":
-                n = self.min_len
-            else:
-                n = rng.randint(self.min_len, self.max_len)
+            # a stress word is ``shapes.stress_word``'s
+            n = self.min_len if mode == "small" else rng.randint(self.min_len, self.short_len)
             return "".join(rng.choice(self.alphabet) for _ in range(max(1, n)))
         lo, hi = self.lo, self.hi
         if mode == "stress":
@@ -117,8 +121,7 @@ class Slot:
         if self.kind == "word" and self.choices:
             return list(self.choices)
         if self.kind == "word":
-            return ["".join(self.alphabet[0] for _ in range(self.min_len)),
-                    "".join(self.alphabet[-1] for _ in range(self.max_len))]
+            return [self.alphabet[0] * self.min_len, self.alphabet[-1] * self.short_len]
         vals = [self.lo, self.hi, self.lo + 1, self.hi - 1, 0, 1]
         if self.kind == "int":
             vals = [int(v) for v in vals]
@@ -229,7 +232,7 @@ class StdioModel:
                     num.lo, num.hi = float(word.min_len), float(max(word.min_len, word.max_len))
                 else:  # the statement bounds the number: the word's lengths are its range
                     word.min_len = max(1, int(num.lo))
-                    word.max_len = max(word.min_len, min(int(num.hi), 100_000))
+                    word.max_len = max(word.min_len, min(int(num.hi), MAX_WORD_LEN))
         if m.shape in ("counted", "list") and m.structure.width_of is None:
             m._bind_heads(toks, statement)
         if m.shape in ("counted", "repeat") and m.structure.width_of is None:
@@ -399,14 +402,18 @@ class StdioModel:
 
     def _count(self, kind: str, rng: random.Random, i: int) -> int:
         per_row = max(1, len(self.row) if self.row else 1)
-        return draw_count(kind, self.count_lo, min(self.count_hi, MAX_INPUT_TOKENS // per_row), rng, i)
+        cap = MAX_INPUT_TOKENS // per_row
+        if kind == "stress" and self.row:  # rows of long words: as many as MAX_INPUT_CHARS holds
+            chars = sum(stress_word_len(sl, 0) + 1 if sl.kind == "word" and not sl.choices else 12 for sl in self.row)
+            cap = min(cap, MAX_INPUT_CHARS // chars)
+        return draw_count(kind, self.count_lo, min(self.count_hi, cap), rng, i)
 
     def _value(self, sl: Slot, kind: str, rng: random.Random, i: int, j: int) -> Any:
         if kind == "boundary":
             b = sl.boundary()
             return b[(i + j) % len(b)] if b and rng.random() < 0.7 else sl.draw(rng)
         if kind == "stress":
-            return stress_value(sl, stress_step(i)[1], rng)
+            return stress_value(sl, stress_step(i), rng)
         if kind == "special":
             b = sl.boundary()
             pick = i % 3
@@ -832,7 +839,7 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
         sl.max_len = int(min(r.hi for r in lens)) if lens else max(max(len(w) for w in words) * 2, 10)
         if lens and all(r.lo is not None and not r.bars for r in lens):
             sl.min_len = max(1, int(max(r.lo for r in lens if r.lo is not None)))
-        sl.max_len = min(sl.max_len, 100_000)
+        sl.max_len = min(sl.max_len, MAX_WORD_LEN)
         distinct = list(dict.fromkeys(words))
         if sl.obs and len(distinct) <= CATEGORY_MAX and len(words) >= 2 * len(distinct):
             sl.choices = sorted(distinct)  # few words, each seen twice on average: a category, not text
