@@ -179,6 +179,26 @@ def test_patterns_give_the_length_asked_for_and_leave_out_unseen_punctuation():
     assert Pattern("[?+-]", seen="").draw(rng, length=1) in ("?", "+", "-")  # nothing else to draw
 
 
+def _period(word: str) -> int:
+    return next(p for p in range(1, len(word) + 1) if word[p:] == word[:-p])
+
+
+def test_a_skewed_stress_word_is_a_short_block_repeated_at_the_stated_length():
+    # loopinvariant-like: one string, its length bounded by an assertion; a random word hides a
+    # program quadratic only on repetition, a periodic one (``abcabc...``) shows it
+    src = 'REGEX("[a-z]+", s) NEWLINE\nASSERT(STRLEN(s) <= 200000)\nEOF\n'
+    g = Grammar(src)
+    rng = random.Random(6)
+    words = [g.draw(Plan("stress", "skewed"), rng).strip() for _ in range(6)]
+    assert all(len(w) == 200000 and accepted(src, w + "\n") for w in words)
+    assert all(2 <= _period(w[:600]) <= 6 for w in words)
+    assert _period(g.draw(Plan("stress", "random"), rng).strip()[:600]) > 6
+    # a pattern of several pieces cycles its letters through them and still matches
+    p = Pattern("[A-Z]?[a-z]*[aeiou][a-z]*")
+    s = p.draw(random.Random(1), length=60, period=3)
+    assert s is not None and p.regex.fullmatch(s) and len(set(s[1:])) <= 4
+
+
 def test_a_grammar_that_cannot_be_read_is_a_reason_not_a_crash():
     with pytest.raises(GrammarError, match="checktestdata"):
         Grammar("INT(1, 100, n NEWLINE\nEND END\n")

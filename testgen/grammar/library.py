@@ -23,6 +23,7 @@ SMALL_COUNT = (1, 2, 3, 5, 10)  # how far above its minimum a count goes in the 
 MEDIUM_COUNT = 200
 CROWDED_SPAN = 10
 PROBE = 16  # a loop's first iterations: how much the rest of it will write is judged from them
+WORD_PERIOD = (2, 6)  # a skewed stress input's words repeat a block of this many letters
 STRESS_WORD = 2000  # a stress word whose length nothing bounds: this long (scaled like the counts)
 
 
@@ -48,7 +49,8 @@ class Plan:
 
     * ``kind``: small, medium, boundary or stress;
     * a stress input's ``shape``: random (values anywhere in range), skewed (the first count at
-      the maximum, each other at its maximum or its minimum), equal-min / equal-max (every
+      the maximum, each other at its maximum or its minimum; every word a block of 2 to 6
+      letters repeated, ``WORD_PERIOD``), equal-min / equal-max (every
       non-count value at its bound, every word of one letter, the first or last its pattern
       allows);
     * ``crowded``: values in a narrow window at the bottom of their range (ties, equal neighbours);
@@ -287,7 +289,8 @@ class Library:
             length = same[1]
         shape = self.plan.shape if self.plan.kind == "stress" else ""
         letter = {"equal-min": "first", "equal-max": "last"}.get(shape)  # "aaaa...": naive matching's worst case
-        s = gen.draw(self.rng, length=length, longest=hi, shortest=lo, letter=letter)
+        period = self.rng.randint(*WORD_PERIOD) if shape == "skewed" else None  # "abcabc...": a periodic word
+        s = gen.draw(self.rng, length=length, longest=hi, shortest=lo, letter=letter, period=period)
         if s is None:
             raise _Reject()
         if same[1] is None:

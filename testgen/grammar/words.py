@@ -159,6 +159,45 @@ class _OneLetter:
         return getattr(self._rng, name)
 
 
+class _Periodic:
+    """A random source whose choices among characters repeat with a short period: the k-th
+    character drawn is the (k mod p)-th of a block chosen once, so a word of one character class
+    repeats a block of p letters (``abcabc...``), the worst case of the string algorithms that are
+    quadratic only on repetition. Other choices (alternatives, lengths) stay random."""
+
+    def __init__(self, rng: random.Random, period: int):
+        self._rng, self._period, self._seed, self._k = rng, period, rng.random(), 0
+        self._blocks: dict[int, list[str]] = {}
+
+    def _block(self, seq) -> list[str]:
+        """The block for this class: ``period`` of its characters, distinct while it has enough."""
+        got = self._blocks.get(id(seq))
+        if got is None:
+            order = list(seq)
+            random.Random(self._seed).shuffle(order)
+            got = self._blocks[id(seq)] = [order[j % len(order)] for j in range(self._period)]
+        return got
+
+    @staticmethod
+    def _letters(seq) -> bool:
+        return bool(seq) and isinstance(seq[0], str)
+
+    def choice(self, seq):
+        if not self._letters(seq):
+            return self._rng.choice(seq)
+        return self.choices(seq)[0]
+
+    def choices(self, seq, k: int = 1):
+        if not self._letters(seq):
+            return self._rng.choices(seq, k=k)
+        p, block = self._period, self._block(seq)
+        start, self._k = self._k % p, self._k + k
+        return ((block[start:] + block[:start]) * (k // p + 1))[:k]
+
+    def __getattr__(self, name: str):
+        return getattr(self._rng, name)
+
+
 class Pattern:
     """A compiled generator for one regular expression (``str`` or ``bytes`` source)."""
 
@@ -176,12 +215,15 @@ class Pattern:
         return self.seq.hi
 
     def draw(self, rng: random.Random, length: Optional[int] = None, longest: Optional[int] = None,
-             shortest: int = 0, letter: Optional[str] = None) -> Optional[str]:
+             shortest: int = 0, letter: Optional[str] = None, period: Optional[int] = None) -> Optional[str]:
         """A matching string: ``length`` characters when given (else a length in
         [shortest, longest] at random, short ones likelier); with ``letter`` "first" or "last",
-        every character the first (last) its class allows; None if none was found."""
+        every character the first (last) its class allows; with ``period``, the characters a
+        block of that many repeated; None if none was found."""
         if letter is not None:
             rng = _OneLetter(rng, last=letter == "last")  # type: ignore[assignment]
+        elif period is not None:
+            rng = _Periodic(rng, period)  # type: ignore[assignment]
         lo = max(self.seq.lo, shortest)
         hi = min(self.seq.hi, longest if longest is not None else self.seq.hi)
         if length is not None:
