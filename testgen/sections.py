@@ -36,7 +36,7 @@ from .section_relations import (
     chain_between, chain_fits, chained, cap_of, covers, head_bounds, head_equations, joint_permutation,
     keep_equations, keep_head_bounds, rise, rising,
 )
-from .shapes import draw_count, row_order, stress_step
+from .shapes import draw_count, row_chars, row_order, rows_within, stress_step
 from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
 
 if TYPE_CHECKING:
@@ -402,21 +402,23 @@ def _tokens(parts: list[Section], head: list[list[Any]]) -> int:
 
 def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Optional[str]:
     """One input of family ``kind``."""
-    from .smodel import MAX_INPUT_TOKENS
+    from .smodel import MAX_INPUT_CHARS, MAX_INPUT_TOKENS
 
     assert m.sections is not None
     parts = m.sections.parts
     head: list[list[Any]] = [[m._head(sl, kind, rng, i, j) for j, sl in enumerate(p.slots)] if p.kind == "line"
                              else [] for p in parts]
     refs = sorted({p.ref for p in parts if p.ref is not None})
-    width = {r: sum(len(p.slots) for p in _users(parts, r)) for r in refs}
+    rows = {r: [sl for p in _users(parts, r) for sl in p.slots] for r in refs}
     for r in refs:
         least = max(-p.offset for p in _users(parts, r))
-        head[r[0]][r[1]] = _count(parts[r[0]].slots[r[1]], kind, rng, i, MAX_INPUT_TOKENS // max(1, width[r]), least)
-    # all blocks together within the token budget: scale the counts down alike
+        cap = rows_within(rows[r], kind, MAX_INPUT_TOKENS, MAX_INPUT_CHARS)
+        head[r[0]][r[1]] = _count(parts[r[0]].slots[r[1]], kind, rng, i, cap, least)
+    # all blocks together within the token and character budgets: scale the counts down alike
     total = _tokens(parts, head)
-    if total > MAX_INPUT_TOKENS:
-        f = MAX_INPUT_TOKENS / total
+    chars = sum(int(head[r[0]][r[1]]) * row_chars(rows[r], kind) for r in refs)
+    if total > MAX_INPUT_TOKENS or chars > MAX_INPUT_CHARS:
+        f = min(MAX_INPUT_TOKENS / max(1, total), MAX_INPUT_CHARS / max(1, chars))
         for r in refs:
             sl = parts[r[0]].slots[r[1]]
             least = max(int(sl.lo), max(-p.offset for p in _users(parts, r)))

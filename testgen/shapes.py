@@ -129,6 +129,19 @@ def stress_word_len(sl: "Slot", rung: int) -> int:
     return max(sl.min_len, n, 1)
 
 
+def row_chars(slots: list["Slot"], kind: str) -> int:
+    """About how many characters one row of ``slots`` takes in an input of family ``kind`` at
+    most: a stress word its stated length, any other value a dozen."""
+    return sum(stress_word_len(sl, 0) + 1 if kind == "stress" and sl.kind == "word" and not sl.choices else 12
+               for sl in slots)
+
+
+def rows_within(slots: list["Slot"], kind: str, max_tokens: int, max_chars: int) -> int:
+    """How many rows of ``slots`` an input of family ``kind`` may have: within the token budget
+    and the character budget (stress words are long)."""
+    return min(max_tokens // max(1, len(slots)), max_chars // max(1, row_chars(slots, kind)))
+
+
 def stress_word(sl: "Slot", rung: int, shape: str, rng: random.Random) -> str:
     """A word of a stress input (see ``STRESS_PLAN``'s comment for the shapes). A balanced slot's
     periodic word repeats a balanced block, so it stays periodic once balanced."""

@@ -32,7 +32,7 @@ from .constraints import (InputLine, Range, alphabet_hint, extract, input_lines,
                           says_no_input)
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
-                     stress_value, stress_word_len)
+                     rows_within, stress_value)
 from .relations import (HeadBound, RowRelations, bound_values, fit_length, infer_head_bounds, infer_relations,
                         length_ties)
 from .structures import TREE_SHAPES, Structure, detect, fewest_nodes, graph_edges, tree_edges
@@ -401,11 +401,7 @@ class StdioModel:
         return st.graph == "graph" and st.node_col != self.count_at and stress_step(i)[1] == "equal-min"
 
     def _count(self, kind: str, rng: random.Random, i: int) -> int:
-        per_row = max(1, len(self.row) if self.row else 1)
-        cap = MAX_INPUT_TOKENS // per_row
-        if kind == "stress" and self.row:  # rows of long words: as many as MAX_INPUT_CHARS holds
-            chars = sum(stress_word_len(sl, 0) + 1 if sl.kind == "word" and not sl.choices else 12 for sl in self.row)
-            cap = min(cap, MAX_INPUT_CHARS // chars)
+        cap = rows_within(self.row, kind, MAX_INPUT_TOKENS, MAX_INPUT_CHARS)
         return draw_count(kind, self.count_lo, min(self.count_hi, cap), rng, i)
 
     def _value(self, sl: Slot, kind: str, rng: random.Random, i: int, j: int) -> Any:

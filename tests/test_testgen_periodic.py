@@ -145,3 +145,27 @@ def test_a_program_quadratic_only_on_a_periodic_word_times_out_on_the_suite(runn
     pool = evaluate([out], runner).pooled()
     assert pool["tpr"] == 1.0
     assert pool["slow"] == 1 and pool["slow_rejected"] == 1
+
+
+SECTIONS = r"""\begin{Input}
+\begin{itemize}
+  \item One line with two integers $n$ and $q$ ($1 \le n, q \le 10^5$).
+  \item $n$ lines, each with a name of at most $10^5$ lowercase letters.
+  \item $q$ lines, each with two integers $a$ and $b$ ($1 \le a, b \le n$).
+\end{itemize}
+\end{Input}
+\begin{Output} For each query, whether the two names are equal. \end{Output}"""
+SECTIONS_SAMPLES = ["2 1\nab\ncd\n1 2\n", "3 2\nx\nyy\nz\n1 3\n2 2\n"]
+
+
+def test_sections_with_long_words_share_the_input_budget():
+    # a layout of several sections: the names' and the queries' counts are scaled down together
+    # until the whole input fits MAX_INPUT_CHARS (before, 4.35 MB was drawn and then dropped)
+    m = StdioModel.infer(SECTIONS_SAMPLES, SECTIONS)
+    assert m.shape == "sections"
+    got = m.draw_noted("stress", random.Random(0), 5)
+    assert len(got) == 5 and all(len(text) <= MAX_INPUT_CHARS for text, _ in got)
+    top = max((text for text, _ in got), key=len)
+    n, q = map(int, top.split("\n")[0].split())
+    names = top.split("\n")[1:1 + n]
+    assert max(len(w) for w in names) == 10**5 and q >= 1000
