@@ -53,3 +53,10 @@ def test_own_time_reports_every_one_line_program_accepted():
     m = re.search(r"(\d+) one-line programs.*own p50 ([\d.]+) p90 [\d.]+ p99 [\d.]+ max ([\d.]+) s.*not AC (\d+)", p.stdout)
     assert m, p.stdout
     assert int(m.group(1)) == 20 and int(m.group(4)) == 0 and 0 < float(m.group(2)) <= float(m.group(3)), p.stdout
+
+
+def test_jvm_cpu_reports_each_java_program_run_cleanly():
+    p = _run("jvm_cpu.py", "--tiny", "3", "--heavy", "1", uid_offset=17)
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    medians = dict(re.findall(r"^(tiny|tight loop)\S*.*?median\s+([\d.]+) ms CPU", p.stdout, re.M))
+    assert set(medians) == {"tiny", "tight loop"} and all(float(v) > 0 for v in medians.values()), p.stdout
