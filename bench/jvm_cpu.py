@@ -24,7 +24,7 @@ import tempfile
 if __package__ in (None, ""):  # run as a script: the checkout it is in (or the cwd) is importable
     sys.path.insert(0, os.getcwd())
 
-from sandbox import Limits, RunRequest, Sandbox, SandboxConfig, TestCase  # noqa: E402
+from sandbox import Limits, RunRequest, Sandbox, SandboxConfig, TestCase, Verdict  # noqa: E402
 
 TINY = ("import java.util.*;\npublic class Main { public static void main(String[] a) {\n"
         "  Scanner s = new Scanner(System.in); long t = 0;\n"
@@ -58,7 +58,7 @@ def heavy_program() -> tuple[str, str] | None:
 def cpu_times(sb: Sandbox, code: str, stdin: str, n: int) -> list[float]:
     lim = Limits(time_s=20, wall_time_s=60, memory_mb=1024)
     res = sb.run(RunRequest(language="java", code=code, tests=[TestCase(stdin=stdin)] * n, limits=lim))
-    bad = [t.verdict.value for t in res.tests if t.verdict.value != "AC"]
+    bad = [t.verdict.value for t in res.tests if t.verdict != Verdict.AC]
     if bad or res.compile is None or not res.compile.ok:
         sys.exit(f"jvm_cpu: the program did not run cleanly: {bad or res.compile}")
     return [t.time_s for t in res.tests]

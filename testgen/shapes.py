@@ -64,7 +64,7 @@ def grid_size(i: int, cells: int, rows: tuple[int, int], width: tuple[int, int],
     """Rows and width of the ``i``-th stress grid: at most ``cells`` cells (divided down the
     ladder), each side within its stated range, at most ``max_rows`` rows."""
     rung, shape = grid_step(i)
-    cells = max(1, cells // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(cells, 1000))
+    cells = max(1, ladder(cells, rung))
 
     def fit(v: int, lo_hi: tuple[int, int]) -> int:
         return max(lo_hi[0], min(lo_hi[1], v))
@@ -99,6 +99,11 @@ def crowded(i: int) -> bool:
     return i % 3 != 0 and (i // 3) % 2 == 1
 
 
+def ladder(top: int, rung: int) -> int:
+    """``top`` (a count, a word's length, a grid's cells) on the given rung of ``STRESS_LADDER``."""
+    return top // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(top, 1000)
+
+
 def stress_step(i: int) -> tuple[int, str]:
     """The ``i``-th stress input's rung of the size ladder and its shape (``STRESS_PLAN``)."""
     return STRESS_PLAN[i % len(STRESS_PLAN)]
@@ -124,9 +129,7 @@ WORD_PERIOD = {"ascending": (2, 2), "descending": (3, 6)}  # a periodic stress w
 
 def stress_word_len(sl: "Slot", rung: int) -> int:
     """A stress word's length: the stated maximum, down the size ladder as the counts go."""
-    top = max(1, sl.max_len)
-    n = top // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(top, 1000)
-    return max(sl.min_len, n, 1)
+    return max(sl.min_len, ladder(max(1, sl.max_len), rung), 1)
 
 
 def row_chars(slots: list["Slot"], kind: str) -> int:
@@ -174,7 +177,7 @@ def draw_count(kind: str, lo: int, hi: int, rng: random.Random, i: int) -> int:
     hi_cap = max(lo, hi)
     if kind == "stress":  # a ladder down from the maximum: validation keeps what every gold runs in time
         rung = stress_step(i)[0]
-        return max(lo, hi_cap // STRESS_LADDER[rung] if rung < len(STRESS_LADDER) else min(hi_cap, 1000))
+        return max(lo, ladder(hi_cap, rung))
     if kind == "structured":
         return rng.randint(lo, max(lo, min(hi_cap, [10, 100, 2000][i % 3])))
     # maximum sizes are the stress family's job; the others stay small enough to generate,
