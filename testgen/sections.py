@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, input_lines
+from .distinct_rows import distinct_columns, make_distinct
 from .relations import HeadBound, bound_values, infer_head_bounds
 from .section_relations import (
     chain_between, chain_fits, chained, cap_of, covers, head_bounds, head_equations, joint_permutation,
     keep_equations, keep_head_bounds, rise, rising,
 )
 from .shapes import draw_count, row_chars, row_order, rows_within, stress_step
-from .structures import TREE_SHAPES, Structure, detect, graph_edges, tree_edges
+from .structures import GRAPH_DENSITY, Structure, detect, edge_shape, fewest_nodes, graph_edges, tree_edges
 
 if TYPE_CHECKING:
     from .smodel import Slot, StdioModel
@@ -70,6 +71,9 @@ class Section:
     # columns (a list: 0) that rise strictly between two header values, as a chain the statement
     # states says ("x_s < x_1 < \\dots < x_n < x_t"): column -> (the lower one, the upper one)
     between: dict[int, tuple[Ref, Ref]] = field(default_factory=dict)
+    # rows: the columns of a point the statement says never coincides with another, every
+    # sample agreeing ("the n planets are in distinct locations"): drawn as distinct tuples
+    distinct: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -333,6 +337,9 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
             p.rising = rising(p, [s[k] for s in splits], statement)
             for c in p.between:
                 p.rising[c] = "strict"
+        if p.kind == "rows" and p.structure.width_of is None:
+            p.distinct = distinct_columns([sl.kind for sl in p.slots], _ruled_columns(p), [s[k] for s in splits],
+                                          statement)
     m = StdioModel(shape="sections", seeds=toks)
     m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed,
                           head_le=head_bounds(parts, splits, flat, statement),
@@ -423,7 +430,8 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             sl = parts[r[0]].slots[r[1]]
             least = max(int(sl.lo), max(-p.offset for p in _users(parts, r)))
             head[r[0]][r[1]] = max(least, int(head[r[0]][r[1]] * f))
-    if not _cover_fits(m, head) or not chain_fits(m, head) or not keep_head_bounds(m, head) or not _graphs_fit(parts, head) or not keep_head_bounds(m, head) \
+    if not _cover_fits(m, head) or not chain_fits(m, head) or not keep_head_bounds(m, head) \
+            or not _graphs_fit(parts, head, stress_step(i)[1] if kind == "stress" else None) or not keep_head_bounds(m, head) \
             or not keep_equations(m, head):
         return None
     perm = _permuted(m, head, rng)
@@ -506,9 +514,11 @@ def _permuted(m: "StdioModel", head: list[list[Any]], rng: random.Random) -> Opt
     return vals
 
 
-def _graphs_fit(parts: list[Section], head: list[list[Any]]) -> bool:
+def _graphs_fit(parts: list[Section], head: list[list[Any]], stress_shape: Optional[str] = None) -> bool:
     """Make the header agree with each tree or graph block: a tree has nodes-1 edges; a connected
-    graph at least nodes-1 edges; a simple one at most nodes*(nodes-1)/2. False if it cannot."""
+    graph at least nodes-1 edges; a simple one at most nodes*(nodes-1)/2. A stress input's graph
+    takes the density its shape gives (``GRAPH_DENSITY``) where nodes and edges are separate header
+    values. False if it cannot."""
     for p in parts:
         st = p.structure
         if not st.graph or p.ref is None:
@@ -523,6 +533,10 @@ def _graphs_fit(parts: list[Section], head: list[list[Any]]) -> bool:
                 continue  # n, then n-1 edges: a tree by construction
             if st.graph == "tree" or edges < nodes - 1:
                 nodes = edges + 1  # fewer nodes rather than more edges (the budget holds)
+        density = GRAPH_DENSITY.get(stress_shape or "")
+        if st.graph == "graph" and p.ref != nref and density is not None:
+            fewest = max(int(nsl.lo), fewest_nodes(edges, st))
+            nodes = fewest if density == 0 else min(nodes, max(fewest, 2 * edges // density + 1))
         if st.simple and edges > nodes * (nodes - 1) // 2:
             edges = nodes * (nodes - 1) // 2
         if p.ref != nref:
@@ -548,8 +562,7 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
     if st.graph:
         nref = st.labels[st.ends[0]]  # type: ignore[index]
         nodes = int(head[nref[0]][nref[1]])  # type: ignore[index]
-        shape = TREE_SHAPES[i % len(TREE_SHAPES)] if kind in ("stress", "special", "structured") else \
-            rng.choice(TREE_SHAPES)
+        shape = edge_shape(kind, i, rng, st.graph, stress_step(i)[1])
         edges = tree_edges(nodes, shape, rng)[:n] if st.graph == "tree" else graph_edges(nodes, n, st, rng, shape)
         if edges is None or len(edges) != n:
             return None
@@ -563,14 +576,15 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
         top = int(head[si][j]) - 1 + st.base
         cap = cap_of(p, c, flat, head)
         top = top if cap is None else min(top, cap)
-        if top < st.base:
+        low = max([st.base] + [b.lo for b in p.head_bounds if b.col == c and b.lo is not None])  # "2 <= c <= n"
+        if top < low:
             return None
         for r in rows:
-            r[c] = rng.randint(st.base, top)
+            r[c] = rng.randint(low, top)
         if c in p.covers:  # every label once, at random rows, the rest as drawn
-            if len(rows) < top - st.base + 1:
+            if len(rows) < top - low + 1:
                 return None
-            for r, v in zip(rng.sample(rows, top - st.base + 1), range(st.base, top + 1)):
+            for r, v in zip(rng.sample(rows, top - low + 1), range(low, top + 1)):
                 r[c] = v
     for b in p.head_bounds:
         if b.col in st.labels:
@@ -592,6 +606,9 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
                     r[j] -= 1
                 else:
                     return None
+    if p.distinct and make_distinct(rows, p.distinct, [(int(p.slots[c].lo), int(p.slots[c].hi)) for c in p.distinct]
+                                    ) is None:
+        return None
     order = row_order(kind, i)
     if rows and order and not st.labels and not p.rising:
         rows.sort(reverse=order == "descending")
@@ -609,6 +626,13 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
         for r, v in zip(rows, col):
             r[c] = v
     return rows
+
+
+def _ruled_columns(p: Section) -> set[int]:
+    """The columns of a block of rows that a rule of their own draws (labels, ordered pairs,
+    rising or chained values, header bounds): the rest are free."""
+    taken = set(p.structure.labels) | set(p.rising) | set(p.between) | {b.col for b in p.head_bounds}
+    return taken | {c for j in p.ordered for c in (j, j + 1)}
 
 
 # ---------------------------------------------------------------------------------- mutation

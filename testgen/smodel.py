@@ -30,12 +30,13 @@ from .brackets import balanced_pairs, make_balanced
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import (InputLine, Range, alphabet_hint, extract, input_lines, normalize, product_bounds, said_of,
                           says_no_input)
+from .distinct_rows import distinct_columns, make_distinct
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
                      rows_within, stress_value)
 from .relations import (HeadBound, RowRelations, bound_values, fit_length, infer_head_bounds, infer_relations,
                         length_ties)
-from .structures import TREE_SHAPES, Structure, detect, fewest_nodes, graph_edges, tree_edges
+from .structures import GRAPH_DENSITY, Structure, detect, edge_shape, fewest_nodes, graph_edges, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
@@ -185,6 +186,9 @@ class StdioModel:
     head_bounds: list[HeadBound] = field(default_factory=list)
     # fixed layouts: (word position, int position) with the word exactly that long in every sample
     length_of: list[tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=list)
+    # counted / repeat: the row columns of a point that never coincides with another, as the
+    # statement says and every sample agrees (``distinct_rows.py``): drawn as distinct tuples
+    distinct: list[int] = field(default_factory=list)
 
     # ------------------------------------------------------------------ inference
 
@@ -240,7 +244,21 @@ class StdioModel:
             m.relations = infer_relations([t[start:] for t in toks], [sl.kind for sl in m.row],
                                           [sl.name for sl in m.row], statement,
                                           frozenset(m.structure.ends) if m.structure.graph else frozenset())
+            m.distinct = distinct_columns([sl.kind for sl in m.row], m._ruled_columns(), [t[start:] for t in toks],
+                                          statement)
         return m
+
+    def _ruled_columns(self) -> set[int]:
+        """Row columns a rule of their own draws (labels, ordered pairs, relations, header bounds)."""
+        taken = set(self.structure.labels) | self.relations.columns(len(self.row)) | {b.col for b in self.head_bounds}
+        return taken | {c for j in self.ordered for c in (j, j + 1)}
+
+    def _distinct(self, rows: list[list[Any]]) -> bool:
+        """Make the rows' points distinct (``distinct``) in place; False when they cannot be."""
+        if not self.distinct:
+            return True
+        ranges = [(int(self.row[c].lo), int(self.row[c].hi)) for c in self.distinct]
+        return make_distinct(rows, self.distinct, ranges) is not None
 
     def _grid_cells(self, statement: str) -> Optional[int]:
         """A grid's stated bound on rows x width ("$h \\cdot w \\le 10^5$"): the product of the
@@ -383,7 +401,7 @@ class StdioModel:
 
     def _stress_shape(self, i: int) -> str:
         """The name of the ``i``-th stress input's shape: a grid's (``shapes.GRID_PLAN``), a tree's
-        or graph's (``TREE_SHAPES``; a graph on the fewest nodes at ``equal-min``), else the rows'
+        or graph's (``structures.edge_shape``; a graph on the fewest nodes at ``equal-min``), else the rows'
         values' (``shapes.STRESS_PLAN``)."""
         st = self.structure
         if self.shape == "counted" and st.width_of is not None:
@@ -391,7 +409,7 @@ class StdioModel:
         if self.shape == "counted" and st.graph and st.node_col is not None:
             if self._fewest_nodes(i):
                 return "graph-fewest-nodes"
-            return st.graph + "-" + TREE_SHAPES[i % len(TREE_SHAPES)]
+            return st.graph + "-" + edge_shape("stress", i, None, st.graph, stress_step(i)[1])
         return stress_step(i)[1]
 
     def _fewest_nodes(self, i: int) -> bool:
@@ -481,6 +499,8 @@ class StdioModel:
                         r[j], r[j + 1] = r[j + 1], r[j]
             if self.relations and self.relations.fix(rows, lambda c: self._row_bound(c, head_vals), rng) is None:
                 return None
+            if not self._distinct(rows):
+                return None
             order = row_order(kind, i)
             if rows and order:
                 rows.sort(reverse=order == "descending")
@@ -525,6 +545,9 @@ class StdioModel:
             nodes = int(head[node_col])
             if kind == "stress" and self._fewest_nodes(i):  # a dense graph, or many edges among few nodes
                 nodes = fewest_nodes(n_rows, st, int(head_slots[node_col].lo))
+            elif kind == "stress" and st.graph == "graph" and GRAPH_DENSITY.get(stress_step(i)[1]):
+                degree = GRAPH_DENSITY[stress_step(i)[1]]  # edges on as many nodes as give that degree
+                nodes = max(2, min(int(head_slots[node_col].hi), 2 * n_rows // degree + 1))
             elif kind == "stress":
                 nodes = int(head_slots[node_col].hi) if head_slots[node_col].hi <= n_rows + 1 else max(
                     2, min(int(head_slots[node_col].hi), n_rows // 2 + 1))
@@ -568,8 +591,7 @@ class StdioModel:
                     r[0] = fill * width if special else "".join(rng.choice(cell.alphabet) for _ in range(width))
         if st.graph and node_col is not None:
             nodes = int(head[node_col])
-            shape = TREE_SHAPES[i % len(TREE_SHAPES)] if kind in ("stress", "special", "structured") else \
-                rng.choice(TREE_SHAPES)
+            shape = edge_shape(kind, i, rng, st.graph, stress_step(i)[1])
             if st.graph == "tree":
                 edges: Optional[list[tuple[int, int]]] = tree_edges(nodes, shape, rng)[:n_rows]
             else:
@@ -594,6 +616,8 @@ class StdioModel:
         if self.head_bounds and not self._cap_rows(rows, head):
             return None
         if self.relations and self.relations.fix(rows, row_bound, rng) is None:
+            return None
+        if not self._distinct(rows):
             return None
         lines = [[sl.fmt(v) for sl, v in zip(head_slots, head)]]
         lines += [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]

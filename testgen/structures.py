@@ -23,6 +23,14 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 TREE_SHAPES = ("random", "path", "star", "caterpillar", "binary")
+LAYER_WIDTH = 2  # nodes per layer of a ``layered_edges`` graph (4 edges between two layers)
+# The average degree of a stress input's graph (not a tree) by its stress shape, where its node
+# count is a header value of its own: the edges on as many nodes as give that degree (0: the fewest
+# nodes they fit on, every pair joined). Left alone, the edge budget leaves a tree (a connected
+# graph of as many nodes as edges) or a sparse random graph; cycles, many shortest paths
+# (``ascending`` is drawn as ``layered_edges``) and high degrees are what a search that revisits
+# nodes or a quadratic scan of neighbours is slow on.
+GRAPH_DENSITY = {"equal-min": 0, "ascending": 4, "descending": 8}
 
 
 @dataclass
@@ -140,6 +148,30 @@ def tree_edges(n: int, shape: str, rng: random.Random) -> list[tuple[int, int]]:
     return out
 
 
+def layered_edges(n: int, rng: random.Random, width: int = LAYER_WIDTH) -> list[tuple[int, int]]:
+    """The nodes 1..n in layers of ``width``, each node joined to every node of the next layer,
+    relabelled: connected, with ``width ** layers`` shortest paths between the ends. A search that
+    marks a node visited when it leaves the queue instead of when it enters (or a Dijkstra that
+    does not skip stale entries) expands each node once per path to it, exponentially often."""
+    perm = list(range(1, n + 1))
+    rng.shuffle(perm)
+    layers = [perm[k:k + width] for k in range(0, n, width)]
+    out = [(a, b) if rng.random() < 0.5 else (b, a) for lo, hi in zip(layers, layers[1:]) for a in lo for b in hi]
+    rng.shuffle(out)
+    return out
+
+
+def edge_shape(kind: str, i: int, rng: Optional[random.Random], graph: Optional[str], stress_shape: str) -> str:
+    """The shape of input ``i``'s tree or graph: the ``TREE_SHAPES`` in turn for the stress,
+    special and structured families (a graph's ``ascending`` stress input: ``layers``), one at
+    random for the others."""
+    if kind == "stress" and graph == "graph" and stress_shape == "ascending":
+        return "layers"
+    if kind in ("stress", "special", "structured") or rng is None:
+        return TREE_SHAPES[i % len(TREE_SHAPES)]
+    return rng.choice(TREE_SHAPES)
+
+
 def fewest_nodes(m: int, st: Structure, lo: int = 2) -> int:
     """The fewest nodes (at least ``lo``, at least 2) that ``m`` edges fit on: a complete graph's
     worth of pairs for a simple graph, two nodes where repeated edges are allowed. Many edges among
@@ -158,7 +190,9 @@ def graph_edges(n: int, m: int, st: Structure, rng: random.Random, shape: str = 
     max_m = n * (n - 1) // 2 if st.simple else 10**18
     if m > max_m or (st.connected and m < n - 1):
         return None
-    edges = tree_edges(n, shape, rng) if st.connected else []
+    edges = layered_edges(n, rng) if shape == "layers" else tree_edges(n, shape, rng) if st.connected else []
+    if len(edges) > m:  # more than the edge count allows: a spanning tree (or nothing) instead
+        edges = tree_edges(n, "random", rng) if st.connected else []
     seen = {frozenset(e) for e in edges}
     dense = st.simple and m > max_m // 2
     if dense:  # pick from every pair

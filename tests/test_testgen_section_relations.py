@@ -170,3 +170,29 @@ def test_a_column_chained_between_two_header_values_rises_strictly_between_them(
     # a sample outside the chain: the chain is not read that way (narrow: no relation, no guess)
     m = StdioModel.infer(GATES_SAMPLES + ["0 0 10 0\n2\n12 1 3\n4 2 3\n"], GATES)
     assert m.sections is not None and all(not p.between for p in m.sections.parts)
+
+
+# "2 <= c <= n": a label column whose stated minimum is above the first label (nwerc2023/galaxyquest's
+# validator: "Expected c: integer between 2 and 16667, found 1"); before, labels were drawn from 1
+MISSIONS = r"""\section*{Input}
+\begin{itemize}
+  \item One line with three integers $n$, $m$, and $q$ ($2 \le n, m, q \le 10^5$).
+  \item $n$ lines, each with two integers $x_i$ and $y_i$ ($|x_i|, |y_i| \le 1000$), the planets.
+  \item $m$ lines, each with two integers $a$ and $b$ ($1 \le a, b \le n$, $a \neq b$), a highway.
+  \item $q$ lines, each with two integers $c$ and $t$ ($2 \le c \le n$, $1 \le t \le 1000$), a mission.
+\end{itemize}
+\section*{Output} One line per mission."""
+MISSIONS_SAMPLES = ["4 3 3\n0 0\n1 5\n-3 2\n7 7\n1 2\n2 3\n3 4\n2 10\n3 25\n4 7\n",
+                    "3 2 4\n0 0\n4 4\n9 -9\n1 2\n2 3\n2 1000\n3 100\n3 1000\n2 100\n"]
+
+
+def test_a_label_column_keeps_its_stated_minimum():
+    m = StdioModel.infer(MISSIONS_SAMPLES, MISSIONS)
+    assert m.sections is not None
+    big = 0
+    for t in _inputs(m):
+        n, mm, q = map(int, t[0])
+        targets = [int(r[0]) for r in t[1 + n + mm:1 + n + mm + q]]
+        assert len(targets) == q and all(2 <= c <= n for c in targets), (n, min(targets))
+        big = max(big, q)
+    assert big >= 10_000

@@ -1,0 +1,125 @@
+"""Stress graphs at several densities, one of them layered (issue 14, "graphs (sparse, dense,
+connected, with the stated edge count)" and "slow submissions labelled TLE rejected").
+
+On stdio-contest, `cosmiccommute/wrong_bfs.cpp` (a BFS that marks a node visited when it leaves
+the queue, not when it enters) passed every synthesized input: under the input budget each stress
+graph was a tree (as many nodes as edges allow), where every node has one shortest path. It
+needs more than 10 s on a chain of layers of two nodes, each joined to both of the next layer
+(2^40 shortest paths over 80 nodes), and 0.05 s on the random trees.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+from testgen.evaluate import evaluate
+from testgen.pipeline import Settings, synthesize
+from testgen.smodel import StdioModel
+from testgen.structures import GRAPH_DENSITY, layered_edges
+
+ROADS = r"""\begin{Input}
+\begin{itemize}
+  \item One line with two integers $n$ and $m$ ($2 \leq n \leq 10^5$, $n - 1 \leq m \leq 2 \cdot 10^5$),
+    the number of towns and roads.
+  \item $m$ lines, each with two integers $a$ and $b$ ($1 \leq a, b \leq n$, $a \neq b$), a road
+    between towns $a$ and $b$.
+\end{itemize}
+No two roads connect the same pair of towns, and every town can be reached from every other.
+\end{Input}
+\begin{Output} The least number of roads on a way from town $1$ to town $n$. \end{Output}"""
+ROADS_SAMPLES = ["4 4\n1 2\n2 3\n3 4\n1 3\n", "5 6\n1 2\n1 3\n2 4\n3 4\n4 5\n2 5\n", "3 2\n1 2\n2 3\n"]
+ROADS_OUTPUTS = ["2\n", "2\n", "2\n"]
+
+
+def _graph(text: str) -> tuple[int, list[tuple[int, int]]]:
+    lines = text.split("\n")
+    n, m = map(int, lines[0].split())
+    return n, [tuple(map(int, ln.split())) for ln in lines[1:1 + m]]  # type: ignore[misc]
+
+
+def _shortest_path_counts(n: int, edges: list[tuple[int, int]], start: int) -> list[int]:
+    adj: list[list[int]] = [[] for _ in range(n + 1)]
+    for a, b in edges:
+        adj[a].append(b)
+        adj[b].append(a)
+    dist, ways = [-1] * (n + 1), [0] * (n + 1)
+    dist[start], ways[start] = 0, 1
+    queue = deque([start])
+    while queue:
+        v = queue.popleft()
+        for u in adj[v]:
+            if dist[u] < 0:
+                dist[u] = dist[v] + 1
+                queue.append(u)
+            if dist[u] == dist[v] + 1:
+                ways[u] += ways[v]
+    return [w if d >= 0 else -1 for w, d in zip(ways, dist)]
+
+
+def test_a_layered_graph_is_simple_connected_and_has_exponentially_many_shortest_paths():
+    edges = layered_edges(80, random.Random(1))
+    assert len(edges) == 4 * 39 and all(a != b for a, b in edges)
+    assert len({frozenset(e) for e in edges}) == len(edges)
+    ends = [v for v in range(1, 81) if sum(v in e for e in edges) == 2]  # the two end layers
+    counts = _shortest_path_counts(80, edges, ends[0])
+    assert min(counts[1:]) >= 1  # connected
+    assert max(counts) == 2**38  # one choice of two in each of the 38 layers between the ends
+
+
+def test_graph_stress_inputs_come_in_each_density_connected_and_simple():
+    model = StdioModel.infer(ROADS_SAMPLES, ROADS)
+    assert model.structure.graph == "graph" and model.structure.connected and model.structure.simple
+    by_note = {note: text for text, note in model.draw_noted("stress", random.Random(0), 10)}
+    assert {"shape:graph-layers", "shape:graph-fewest-nodes"} <= set(by_note)
+    degrees = {}
+    for note, text in by_note.items():
+        n, edges = _graph(text)
+        assert len({frozenset(e) for e in edges}) == len(edges) and all(a != b for a, b in edges), note
+        assert min(_shortest_path_counts(n, edges, 1)[1:]) >= 1, note  # connected
+        degrees[note] = 2 * len(edges) / n
+    assert round(degrees["shape:graph-layers"]) == GRAPH_DENSITY["ascending"]
+    assert round(degrees["shape:graph-fewest-nodes"]) > 400  # every pair joined: ~448 nodes
+    n, edges = _graph(by_note["shape:graph-layers"])
+    assert max(_shortest_path_counts(n, edges, 1)) > 2**60  # the layers, relabelled
+
+
+# The shortest way from town 1 to town n: a BFS that marks a town when it enters the queue, and
+# one that marks it when it leaves (a town is queued once per road from a town not yet left).
+BFS_CPP = r"""#include <cstdio>
+#include <vector>
+#include <queue>
+int main() { int n, m; scanf("%d %d", &n, &m); std::vector<std::vector<int>> adj(n + 1);
+  for (int i = 0; i < m; i++) { int a, b; scanf("%d %d", &a, &b); adj[a].push_back(b); adj[b].push_back(a); }
+  std::vector<int> d(n + 1, -1); std::queue<int> q; d[1] = 0; q.push(1);
+  while (!q.empty()) { int v = q.front(); q.pop();
+    for (int u : adj[v]) if (d[u] < 0) { d[u] = d[v] + 1; q.push(u); } }
+  printf("%d\n", d[n]); }"""
+BFS_MARK_ON_LEAVING_CPP = r"""#include <cstdio>
+#include <vector>
+#include <queue>
+int main() { int n, m; scanf("%d %d", &n, &m); std::vector<std::vector<int>> adj(n + 1);
+  for (int i = 0; i < m; i++) { int a, b; scanf("%d %d", &a, &b); adj[a].push_back(b); adj[b].push_back(a); }
+  std::vector<long long> d(n + 1, 1LL << 60); std::vector<bool> done(n + 1); std::queue<int> q;
+  d[1] = 0; q.push(1);
+  while (!q.empty()) { int v = q.front(); q.pop(); done[v] = true;
+    for (int u : adj[v]) if (!done[u]) { if (d[v] + 1 < d[u]) d[u] = d[v] + 1; q.push(u); } }
+  printf("%lld\n", d[n]); }"""
+
+
+def test_a_search_that_revisits_nodes_times_out_on_the_suite(runner):
+    """Before the layered shape every stress graph here was a tree or a sparse random graph, where
+    the revisiting BFS is as fast as the correct one."""
+    rec = {
+        "id": "roads", "io": "stdio", "statement": ROADS,
+        "gold_solutions": [{"language": "cpp", "code": BFS_CPP}],
+        "seed_tests": [{"stdin": s, "expected_stdout": o} for s, o in zip(ROADS_SAMPLES, ROADS_OUTPUTS)],
+        "limits": {"time_s": 1, "memory_mb": 256},
+        "heldout_correct": [{"language": "cpp", "code": BFS_CPP}],
+        "heldout_incorrect": [{"language": "cpp", "code": BFS_MARK_ON_LEAVING_CPP, "label": "TLE"}],
+    }
+    out = synthesize(rec, runner, Settings(mutants=0, max_tests=12, min_tests=3))
+    assert out["testgen"]["status"] == "ok", out["testgen"]
+    pool = evaluate([out], runner).pooled()
+    assert pool["tpr"] == 1.0
+    assert pool["slow"] == 1 and pool["slow_rejected"] == 1
