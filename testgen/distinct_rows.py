@@ -1,83 +1,138 @@
-"""Rows that are points at distinct positions ("the n planets are in distinct locations").
+"""Rows whose points, or whose values of one column, the statement says never repeat.
 
-Geometry and grid problems say their points never coincide: "no two balloons are at the same
-location", "the bakeries are at distinct coordinates", "all points are pairwise distinct". A
-block of rows drawn column by column repeats a point often: always in the all-equal shapes
-(every row at the minimum or the maximum), and in a maximum-size random draw whenever the
-coordinate space is not much larger than the square of the row count. The input validator then
-rejects the input, and a problem loses exactly its largest inputs.
+Statements say so in two ways:
 
-Where the statement says so and every sample agrees, the rows' free integer columns (not node
-labels, not ordered, bounded or related to other columns: those have their own rules) are drawn
-as distinct tuples. A repeated tuple moves to the nearest free one, counting the columns as
-digits of one number (the last column fastest), away from the edge of the range it is nearer
-to: the all-equal shapes become the densest cluster the domain allows in that corner (a line
-of points along the last coordinate), which is a stress shape in its own right.
+* **points**: "the n planets are in distinct locations", "no two balloons are at the same
+  location", "the bakeries are at distinct coordinates", "all points are pairwise distinct";
+* **values**: "no price appears more than once", "all heights are distinct".
+
+A block of rows drawn column by column repeats a point or a value often: always in the all-equal
+shapes (every row at the minimum or the maximum), and in a maximum-size draw whenever the range is
+not much larger than the square of the row count (the stress shapes draw from the top tenth of a
+range). The input validator then rejects the input, and a problem loses exactly its largest inputs.
+
+Where the statement says so and every sample agrees, the block's free numeric columns (not node
+labels, not ordered, rising, bounded or related columns: those have their own rules) are drawn
+distinct: a point's columns together (two or more), else each column whose values no sample
+repeats, one with three rows or more. A repeated point or value moves to the nearest free one,
+the columns read as the digits of one number (the last column fastest; a float column in steps
+of its decimals), away from the edge of the range it is nearer to: the all-equal shapes become
+the densest cluster the domain has in that corner (a line of points along the last coordinate, a
+run of consecutive values), which is a stress shape in its own right.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-# Statement phrasings of "no two points coincide", sentence by sentence.
-_SAYS_DISTINCT = [
+# "No two points coincide", sentence by sentence.
+_SAYS_POINTS = [
     re.compile(r"\b(distinct|different)\s+(locations?|positions?|points?|coordinates|places|cells)\b", re.I),
     re.compile(r"\bno\s+two\s+[^.;]{0,60}?\b(at|in|on|share)\s+the\s+same\s+"
                r"(locations?|positions?|points?|coordinates|place|cell|spot)\b", re.I),
     re.compile(r"\b(points|locations|positions|coordinates)\b[^.;]{0,40}\b(pairwise\s+)?(distinct|different)\b", re.I),
     re.compile(r"\(\s*x_\{?i\}?\s*,\s*y_\{?i\}?\s*\)\s*\\neq?\s*\(\s*x_\{?j\}?\s*,\s*y_\{?j\}?\s*\)", re.I),
 ]
+# "No value repeats": which column is meant is left to the samples (a column that repeats in one
+# is not it).
+_SAYS_VALUES = [
+    re.compile(r"\bappears?\s+more\s+than\s+once\b", re.I),
+    re.compile(r"\b(all|pairwise)\b[^.;]{0,40}\b(distinct|different|unique)\b", re.I),
+    re.compile(r"\b(are|be)\s+(pairwise\s+)?(distinct|unique)\b", re.I),
+]
 
-MIN_COLUMNS = 2  # a point has two or more coordinates (one distinct column is a list's rule)
+MIN_POINT_COLUMNS = 2  # a point has two or more coordinates
+MIN_VALUE_ROWS = 3  # rows in one sample before "no value of this column repeats" is more than chance
 
 
 def says_distinct_points(statement: str) -> bool:
     """Whether the statement says that the points (rows of coordinates) never coincide."""
-    return any(p.search(statement) for p in _SAYS_DISTINCT)
+    return any(p.search(statement) for p in _SAYS_POINTS)
+
+
+def says_distinct_values(statement: str) -> bool:
+    """Whether the statement says that some values never repeat."""
+    return any(p.search(statement) for p in _SAYS_VALUES)
+
+
+@dataclass
+class DistinctRows:
+    """The column groups of a block of rows drawn distinct: a point's columns (``points``), or
+    single columns (``values``)."""
+
+    points: list[int] = field(default_factory=list)
+    values: list[int] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.points or self.values)
+
+
+def _repeats(blocks: list[list[list[str]]], cols: list[int]) -> bool:
+    return any(len({tuple(r[c] for c in cols) for r in b}) != len(b) for b in blocks)
 
 
 def distinct_columns(kinds: Sequence[str], taken: set[int], blocks: list[list[list[str]]],
-                     statement: str) -> list[int]:
-    """The columns whose tuples are drawn distinct: the int columns not in ``taken`` (columns
-    another rule draws), at least ``MIN_COLUMNS`` of them, when the statement says the points
-    are distinct and no sample block repeats a tuple of them (some block has two rows or more).
-    Otherwise none."""
-    cols = [c for c, k in enumerate(kinds) if k == "int" and c not in taken]
-    if len(cols) < MIN_COLUMNS or not says_distinct_points(statement):
-        return []
-    if not blocks or max(len(b) for b in blocks) < 2:
-        return []
-    for b in blocks:
-        seen = {tuple(r[c] for c in cols) for r in b if len(r) > max(cols)}
-        if len(seen) != len(b):
-            return []
-    return cols
+                     statement: str) -> DistinctRows:
+    """What of a block of rows is drawn distinct, from the statement and the sample ``blocks``:
+    its free numeric columns (not in ``taken``, the columns another rule draws) as one point when
+    the statement says the points are distinct, else each column no sample repeats when it says
+    values are; nothing where the samples repeat what it says or are too short to tell."""
+    free = [c for c, k in enumerate(kinds) if k in ("int", "float") and c not in taken]
+    if not free or not blocks or max(len(b) for b in blocks) < 2 or any(len(r) < len(kinds) for b in blocks for r in b):
+        return DistinctRows()
+    points = [c for c in free if kinds[c] == "int"]
+    if len(points) >= MIN_POINT_COLUMNS and says_distinct_points(statement):
+        return DistinctRows(points=[] if _repeats(blocks, points) else points)
+    if max(len(b) for b in blocks) >= MIN_VALUE_ROWS and says_distinct_values(statement):
+        return DistinctRows(values=[c for c in free if not _repeats(blocks, [c])])
+    return DistinctRows()
 
 
-def make_distinct(rows: list[list[Any]], cols: list[int], ranges: list[tuple[int, int]]) -> Optional[list[list[Any]]]:
-    """The rows with no two equal on ``cols`` (each in its ``ranges`` entry, inclusive): a
-    repeated tuple moves to the nearest free one (see the module's text). None when the ranges
-    hold fewer tuples than there are rows."""
+def apply(rows: list[list[Any]], rule: DistinctRows, slots: Sequence[Any]) -> bool:
+    """Make the rows distinct as ``rule`` says, in place (``slots``: the row's slots, for each
+    column's range and decimals). False when the points cannot all be distinct (the range holds
+    fewer than the rows); a single column that cannot is left as drawn (which column the
+    statement means was read from the samples alone)."""
+    if rule.points and make_distinct(rows, rule.points, [_grid(slots[c]) for c in rule.points]) is None:
+        return False
+    for c in rule.values:
+        make_distinct(rows, [c], [_grid(slots[c])])
+    return True
+
+
+def _grid(sl: Any) -> tuple[float, float, int]:
+    return float(sl.lo), float(sl.hi), int(sl.decimals) if sl.kind == "float" else 0
+
+
+def make_distinct(rows: list[list[Any]], cols: list[int], grids: list[tuple[float, float, int]]
+                  ) -> Optional[list[list[Any]]]:
+    """The rows with no two equal on ``cols``, each column on its grid (lo, hi, decimals): a
+    repeated tuple moves to the nearest free one (see the module's text). None, and the rows as
+    they were, when the grids hold fewer tuples than there are rows."""
     if not cols or len(rows) < 2:
         return rows
-    sizes = [hi - lo + 1 for lo, hi in ranges]
+    scale = [10 ** d for _, _, d in grids]
+    lows = [round(lo * s) for (lo, _, _), s in zip(grids, scale)]
+    sizes = [max(0, round(hi * s) - low + 1) for (_, hi, _), s, low in zip(grids, scale, lows)]
     total = 1
-    for s in sizes:
-        total *= max(0, s)
+    for size in sizes:
+        total *= size
     if total < len(rows):
         return None
 
     def index(r: list[Any]) -> int:
         k = 0
-        for c, (lo, _), s in zip(cols, ranges, sizes):
-            k = k * s + (int(r[c]) - lo)
+        for c, s, low, size in zip(cols, scale, lows, sizes):
+            k = k * size + min(size - 1, max(0, round(float(r[c]) * s) - low))
         return k
 
     def put(r: list[Any], k: int) -> None:
-        for c, (lo, _), s in zip(reversed(cols), reversed(ranges), reversed(sizes)):
-            k, d = divmod(k, s)
-            r[c] = lo + d
+        for c, s, low, size, (_, _, d) in zip(reversed(cols), reversed(scale), reversed(lows), reversed(sizes),
+                                               reversed(grids)):
+            k, digit = divmod(k, size)
+            r[c] = low + digit if d == 0 else round((low + digit) / s, d)
 
     used: set[int] = set()
     walked: dict[int, int] = {}  # tuple -> how far its repeats have walked from it
@@ -91,8 +146,6 @@ def make_distinct(rows: list[list[Any]], cols: list[int], ranges: list[tuple[int
         k = walked.get(start, 0)
         while True:
             k += 1
-            if k > total:
-                return None
             cand = start + step * k if k <= room else start - step * (k - room)
             if cand not in used:
                 break

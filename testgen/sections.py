@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, input_lines
-from .distinct_rows import distinct_columns, make_distinct
+from .distinct_rows import DistinctRows, distinct_columns
+from .distinct_rows import apply as apply_distinct
 from .relations import HeadBound, bound_values, infer_head_bounds
 from .section_relations import (
     chain_between, chain_fits, chained, cap_of, covers, head_bounds, head_equations, joint_permutation,
@@ -71,9 +72,10 @@ class Section:
     # columns (a list: 0) that rise strictly between two header values, as a chain the statement
     # states says ("x_s < x_1 < \\dots < x_n < x_t"): column -> (the lower one, the upper one)
     between: dict[int, tuple[Ref, Ref]] = field(default_factory=dict)
-    # rows: the columns of a point the statement says never coincides with another, every
-    # sample agreeing ("the n planets are in distinct locations"): drawn as distinct tuples
-    distinct: list[int] = field(default_factory=list)
+    # rows: the columns of a point the statement says never coincides with another ("the n
+    # planets are in distinct locations"), or single columns whose values never repeat, every
+    # sample agreeing (``distinct_rows.py``): drawn distinct
+    distinct: DistinctRows = field(default_factory=DistinctRows)
 
 
 @dataclass
@@ -606,8 +608,7 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
                     r[j] -= 1
                 else:
                     return None
-    if p.distinct and make_distinct(rows, p.distinct, [(int(p.slots[c].lo), int(p.slots[c].hi)) for c in p.distinct]
-                                    ) is None:
+    if p.distinct and not apply_distinct(rows, p.distinct, p.slots):
         return None
     order = row_order(kind, i)
     if rows and order and not st.labels and not p.rising:

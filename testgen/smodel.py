@@ -30,7 +30,8 @@ from .brackets import balanced_pairs, make_balanced
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import (InputLine, Range, alphabet_hint, extract, input_lines, normalize, product_bounds, said_of,
                           says_no_input)
-from .distinct_rows import distinct_columns, make_distinct
+from .distinct_rows import DistinctRows, distinct_columns
+from .distinct_rows import apply as apply_distinct
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
                      rows_within, stress_value)
@@ -186,9 +187,10 @@ class StdioModel:
     head_bounds: list[HeadBound] = field(default_factory=list)
     # fixed layouts: (word position, int position) with the word exactly that long in every sample
     length_of: list[tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=list)
-    # counted / repeat: the row columns of a point that never coincides with another, as the
-    # statement says and every sample agrees (``distinct_rows.py``): drawn as distinct tuples
-    distinct: list[int] = field(default_factory=list)
+    # counted / repeat: the row columns of a point that never coincides with another, or single
+    # columns whose values never repeat, as the statement says and every sample agrees
+    # (``distinct_rows.py``): drawn distinct
+    distinct: DistinctRows = field(default_factory=DistinctRows)
 
     # ------------------------------------------------------------------ inference
 
@@ -254,11 +256,8 @@ class StdioModel:
         return taken | {c for j in self.ordered for c in (j, j + 1)}
 
     def _distinct(self, rows: list[list[Any]]) -> bool:
-        """Make the rows' points distinct (``distinct``) in place; False when they cannot be."""
-        if not self.distinct:
-            return True
-        ranges = [(int(self.row[c].lo), int(self.row[c].hi)) for c in self.distinct]
-        return make_distinct(rows, self.distinct, ranges) is not None
+        """Make the rows distinct as ``distinct`` says, in place; False when they cannot be."""
+        return apply_distinct(rows, self.distinct, self.row) if self.distinct else True
 
     def _grid_cells(self, statement: str) -> Optional[int]:
         """A grid's stated bound on rows x width ("$h \\cdot w \\le 10^5$"): the product of the
