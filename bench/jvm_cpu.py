@@ -17,14 +17,12 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
-import tempfile
 
 if __package__ in (None, ""):  # run as a script: the checkout it is in (or the cwd) is importable
     sys.path.insert(0, os.getcwd())
 
-from sandbox import Limits, RunRequest, Sandbox, SandboxConfig, TestCase, Verdict  # noqa: E402
+from bench.program_cpu import cpu_times, native_sandbox, show  # noqa: E402
 
 TINY = ("import java.util.*;\npublic class Main { public static void main(String[] a) {\n"
         "  Scanner s = new Scanner(System.in); long t = 0;\n"
@@ -55,39 +53,20 @@ def heavy_program() -> tuple[str, str] | None:
     return None
 
 
-def cpu_times(sb: Sandbox, code: str, stdin: str, n: int) -> list[float]:
-    lim = Limits(time_s=20, wall_time_s=60, memory_mb=1024)
-    res = sb.run(RunRequest(language="java", code=code, tests=[TestCase(stdin=stdin)] * n, limits=lim))
-    bad = [t.verdict.value for t in res.tests if t.verdict != Verdict.AC]
-    if bad or res.compile is None or not res.compile.ok:
-        sys.exit(f"jvm_cpu: the program did not run cleanly: {bad or res.compile}")
-    return [t.time_s for t in res.tests]
-
-
-def show(name: str, times: list[float]) -> None:
-    print(f"{name:28s} median {statistics.median(times) * 1000:8.1f} ms CPU  "
-          f"(min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f}, {len(times)} runs)")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tiny", type=int, default=30, help="runs of the tiny program")
     ap.add_argument("--heavy", type=int, default=3, help="runs of the CPU-bound program (0: skip)")
     args = ap.parse_args()
-    state = tempfile.mkdtemp(prefix="codetest-jvm-cpu-")
-    os.chmod(state, 0o755)
-    sb = Sandbox(SandboxConfig(state_dir=state))
-    try:
-        show("tiny (sum of 3 numbers)", cpu_times(sb, TINY, "1 2 3\n", args.tiny))
+    with native_sandbox("codetest-jvm-cpu-") as sb:
+        show("tiny (sum of 3 numbers)", cpu_times(sb, "java", TINY, "1 2 3\n", args.tiny, "jvm_cpu"))
         if args.heavy:
-            show("tight loop, 2e8 steps", cpu_times(sb, LOOP, "", args.heavy))
+            show("tight loop, 2e8 steps", cpu_times(sb, "java", LOOP, "", args.heavy, "jvm_cpu"))
         heavy = heavy_program() if args.heavy else None
         if heavy:
-            show("decryptingzodiac, n=1.5e5", cpu_times(sb, heavy[0], heavy[1], args.heavy))
+            show("decryptingzodiac, n=1.5e5", cpu_times(sb, "java", heavy[0], heavy[1], args.heavy, "jvm_cpu"))
         elif args.heavy:
             print(f"CPU-bound program skipped: {DATA} is not here")
-    finally:
-        sb.close()
 
 
 if __name__ == "__main__":

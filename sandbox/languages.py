@@ -132,22 +132,28 @@ RUNTIME_STACK_MB = 64
 _JVM_RUN = ("-Xmx{mem_mb}m", "-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=4",
             "-XX:Tier3InvocationThreshold=2000", "-Xshare:auto")
 _JVM_COMPILE_ENV = (("JAVA_TOOL_OPTIONS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss16m"),)
+# C and C++ compile with what Ubuntu's GCC turns on by itself and Debian's does not: SandboxFusion's
+# image (Ubuntu 20.04, GCC 9) and contest judges on Ubuntu build every program this way. A write past
+# a stack array then ends the program ("*** stack smashing detected ***", SIGABRT: a runtime error)
+# where without it the program may print the right answer and be rewarded for undefined behaviour;
+# the libc calls whose buffer sizes the compiler knows (memcpy, strcpy, sprintf, read, ...) check them.
+_GCC_HARDENING = ("-fstack-protector-strong", "-D_FORTIFY_SOURCE=2")
 
 LANGUAGES: tuple[Language, ...] = (
     Language("python", ("python3", "py", "py3", "python3.11"), (".py",), _fixed("main.py"),
              None, ("{bin}", "/prog/{src}"), "python3", ("--version",)),
     Language("c", ("gcc", "h", "c11", "c17"), (".c",), _fixed("main.c"),
-             ("{bin}", "-O2", "-std=gnu17", "-o", "main", "{src}", "-lm"), ("/prog/main",), "gcc"),
+             ("{bin}", "-O2", *_GCC_HARDENING, "-std=gnu17", "-o", "main", "{src}", "-lm"), ("/prog/main",), "gcc"),
     # C++17 (GNU dialect) is SandboxFusion's C++; the names of older standards compile as it too.
     Language("cpp", ("c++", "cc", "cxx", "g++", "cpp11", "cpp14", "cpp17", "c++11", "c++14", "c++17", "gnu++17"),
              (".cpp", ".cc", ".cxx"), _fixed("main.cpp"),
-             ("{bin}", "-O2", "-std=gnu++17", "-o", "main", "{src}"), ("/prog/main",), "g++"),
+             ("{bin}", "-O2", *_GCC_HARDENING, "-std=gnu++17", "-o", "main", "{src}"), ("/prog/main",), "g++"),
     # C++20 on the same g++ (DOMjudge's default dialect at ICPC contests: std::set::contains,
     # std::ssize, ranges, concepts). Its own language, not cpp's: gnu++20 compiles bits/stdc++.h
     # with about 40 % more CPU (1.4 s against 1.0 s), and a name asking for C++20 must never
     # quietly get C++17. No extension of its own: a .cpp file is cpp unless the caller names cpp20.
     Language("cpp20", ("c++20", "cpp2a", "gnu++20"), (), _fixed("main.cpp"),
-             ("{bin}", "-O2", "-std=gnu++20", "-o", "main", "{src}"), ("/prog/main",), "g++"),
+             ("{bin}", "-O2", *_GCC_HARDENING, "-std=gnu++20", "-o", "main", "{src}"), ("/prog/main",), "g++"),
     # Assertions on (-ea), as SandboxFusion runs Java: an `assert` that fails is a failure, not a pass.
     Language("java", ("java17",), (".java",), java_source_name,
              ("{javac}", "-J-Xms64m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",

@@ -1,4 +1,5 @@
-"""Smoke test of the CPU-per-execution benches (`bench/jail_cpu.py`, `bench/service_cpu.py`) and of
+"""Smoke test of the CPU-per-execution benches (`bench/jail_cpu.py`, `bench/service_cpu.py`,
+`bench/jvm_cpu.py`, `bench/cpp_cpu.py`) and of
 the own-time bench (`bench/own_time.py`): they run against a real slot and a real service, and
 every answer they get is right.
 
@@ -60,3 +61,11 @@ def test_jvm_cpu_reports_each_java_program_run_cleanly():
     assert p.returncode == 0, p.stdout + p.stderr[-3000:]
     medians = dict(re.findall(r"^(tiny|tight loop)\S*.*?median\s+([\d.]+) ms CPU", p.stdout, re.M))
     assert set(medians) == {"tiny", "tight loop"} and all(float(v) > 0 for v in medians.values()), p.stdout
+
+
+def test_cpp_cpu_reports_each_cpp_program_run_cleanly():
+    p = _run("cpp_cpu.py", "--tiny", "3", "--heavy", "1", uid_offset=20)
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    medians = dict(re.findall(r"^(tiny|stack buffers|tight loop)\S*.*?median\s+([\d.]+) ms CPU", p.stdout, re.M))
+    assert set(medians) == {"tiny", "stack buffers", "tight loop"} and all(float(v) > 0 for v in medians.values()), \
+        p.stdout

@@ -134,6 +134,31 @@ def test_java_runs_with_the_optimizing_compiler(sandbox):
     assert t.verdict == Verdict.AC, (t.verdict, t.stdout[-300:], t.stderr[-600:])
 
 
+# stdio-contest's eszett/jannik_buffer.c, cut down: a 20-letter word read into 15 bytes of stack.
+STACK_OVERFLOW = {
+    "c": '#include <stdio.h>\nint main(void) { char s[15]; scanf("%s", s); printf("%s\\n", s); return 0; }\n',
+    "cpp": '#include <cstdio>\nint main() { char s[15]; scanf("%s", s); printf("%s\\n", s); }\n',
+    "cpp20": '#include <cstdio>\nint main() { char s[15]; scanf("%s", s); printf("%s\\n", s); }\n',
+}
+
+
+@pytest.mark.parametrize("language", sorted(STACK_OVERFLOW))
+def test_a_write_past_a_stack_array_is_a_runtime_error(sandbox, language):
+    """C and C++ compile as Ubuntu's GCC does by itself (SandboxFusion's image, contest judges):
+    with the stack protector, so writing past a stack array aborts the program. Compiled as
+    Debian's GCC does by default, this program printed the whole word and was accepted."""
+    _skip_unless(sandbox, language)
+    word = "ABCDEFGHIJKLMNOPQRST"
+    res = sandbox.run(RunRequest(language=language, code=STACK_OVERFLOW[language],
+                                 tests=[TestCase(stdin=word + "\n", expected_stdout=word + "\n"),
+                                        TestCase(stdin="ABC\n", expected_stdout="ABC\n")],
+                                 limits=Limits(**LIMITS)))
+    long_word, short_word = res.tests
+    assert long_word.verdict == Verdict.RE, (long_word.verdict, long_word.stdout[-300:], long_word.stderr[-300:])
+    assert "stack smashing detected" in long_word.stderr
+    assert short_word.verdict == Verdict.AC, (short_word.verdict, short_word.stderr[-300:])
+
+
 def test_ruby_runs_with_the_stack_gvisor_can_map(sandbox):
     """Ruby sizes its machine stack from RLIMIT_STACK and touches all of it at start; gVisor maps at
     most 128 MiB of stack, so Ruby gets 64 MiB on every backend (it died of SIGSEGV under runsc with
