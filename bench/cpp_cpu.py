@@ -13,14 +13,13 @@ the numbers move with the machine's load, so compare rounds run side by side.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 if __package__ in (None, ""):  # run as a script: the checkout it is in (or the cwd) is importable
     sys.path.insert(0, os.getcwd())
 
-from bench.program_cpu import cpu_times, native_sandbox, show  # noqa: E402
+from bench.program_cpu import language_bench, run_counts  # noqa: E402
 
 TINY = ("#include <cstdio>\nint main() { long long t = 0, x; while (scanf(\"%lld\", &x) == 1) t += x;\n"
         "  printf(\"%lld\\n\", t); }\n")
@@ -35,15 +34,12 @@ LOOP = ("#include <cstdio>\n#include <vector>\nint main() { int n = 20000; std::
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tiny", type=int, default=30, help="runs of the tiny program")
-    ap.add_argument("--heavy", type=int, default=3, help="runs of each CPU-bound program (0: skip)")
-    args = ap.parse_args()
-    with native_sandbox("codetest-cpp-cpu-") as sb:
-        show("tiny (sum of 3 numbers)", cpu_times(sb, "cpp", TINY, "1 2 3\n", args.tiny, "cpp_cpu"))
-        if args.heavy:
-            show("stack buffers, 2e7 calls", cpu_times(sb, "cpp", STACK_BUFFERS, "", args.heavy, "cpp_cpu"))
-            show("tight loop, 2e8 steps", cpu_times(sb, "cpp", LOOP, "", args.heavy, "cpp_cpu"))
+    tiny, heavy = run_counts(__doc__)
+    with language_bench("cpp", "cpp_cpu") as measure:
+        measure("tiny (sum of 3 numbers)", TINY, "1 2 3\n", tiny)
+        if heavy:
+            measure("stack buffers, 2e7 calls", STACK_BUFFERS, "", heavy)
+            measure("tight loop, 2e8 steps", LOOP, "", heavy)
 
 
 if __name__ == "__main__":

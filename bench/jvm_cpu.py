@@ -13,7 +13,6 @@ flags; the numbers move with the machine's load, so compare rounds run side by s
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -22,7 +21,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: the checkout it is in (or the cwd) is importable
     sys.path.insert(0, os.getcwd())
 
-from bench.program_cpu import cpu_times, native_sandbox, show  # noqa: E402
+from bench.program_cpu import language_bench, run_counts  # noqa: E402
 
 TINY = ("import java.util.*;\npublic class Main { public static void main(String[] a) {\n"
         "  Scanner s = new Scanner(System.in); long t = 0;\n"
@@ -54,18 +53,15 @@ def heavy_program() -> tuple[str, str] | None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tiny", type=int, default=30, help="runs of the tiny program")
-    ap.add_argument("--heavy", type=int, default=3, help="runs of the CPU-bound program (0: skip)")
-    args = ap.parse_args()
-    with native_sandbox("codetest-jvm-cpu-") as sb:
-        show("tiny (sum of 3 numbers)", cpu_times(sb, "java", TINY, "1 2 3\n", args.tiny, "jvm_cpu"))
-        if args.heavy:
-            show("tight loop, 2e8 steps", cpu_times(sb, "java", LOOP, "", args.heavy, "jvm_cpu"))
-        heavy = heavy_program() if args.heavy else None
+    tiny, heavy = run_counts(__doc__)
+    with language_bench("java", "jvm_cpu") as measure:
+        measure("tiny (sum of 3 numbers)", TINY, "1 2 3\n", tiny)
         if heavy:
-            show("decryptingzodiac, n=1.5e5", cpu_times(sb, "java", heavy[0], heavy[1], args.heavy, "jvm_cpu"))
-        elif args.heavy:
+            measure("tight loop, 2e8 steps", LOOP, "", heavy)
+        program = heavy_program() if heavy else None
+        if program:
+            measure("decryptingzodiac, n=1.5e5", program[0], program[1], heavy)
+        elif heavy:
             print(f"CPU-bound program skipped: {DATA} is not here")
 
 
