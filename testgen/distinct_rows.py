@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 # "No two points coincide", sentence by sentence.
 _SAYS_POINTS = [
@@ -71,6 +71,17 @@ class DistinctRows:
 
 def _repeats(blocks: list[list[list[str]]], cols: list[int]) -> bool:
     return any(len({tuple(r[c] for c in cols) for r in b}) != len(b) for b in blocks)
+
+
+def ruled_columns(labels: Iterable[int], head_bounds: Iterable[Any], ordered: Iterable[int],
+                  *others: Iterable[int]) -> set[int]:
+    """The row columns a rule of their own draws: labels, columns a header value bounds, both
+    columns of each ordered pair (``j`` and ``j + 1``), and the ``others`` (rising, chained or
+    related columns)."""
+    taken = set(labels) | {b.col for b in head_bounds} | {c for j in ordered for c in (j, j + 1)}
+    for cols in others:
+        taken |= set(cols)
+    return taken
 
 
 def distinct_columns(kinds: Sequence[str], taken: set[int], blocks: list[list[list[str]]],

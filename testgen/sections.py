@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, input_lines
-from .distinct_rows import DistinctRows, distinct_columns
+from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
 from .relations import HeadBound, bound_values, infer_head_bounds
 from .section_relations import (
@@ -39,7 +39,7 @@ from .section_relations import (
     keep_equations, keep_head_bounds, rise, rising,
 )
 from .shapes import draw_count, row_chars, row_order, rows_within, stress_step
-from .structures import GRAPH_DENSITY, Structure, detect, edge_shape, fewest_nodes, graph_edges, tree_edges
+from .structures import Structure, detect, edge_shape, graph_edges, stress_graph_nodes, tree_edges
 
 if TYPE_CHECKING:
     from .smodel import Slot, StdioModel
@@ -340,8 +340,9 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
             for c in p.between:
                 p.rising[c] = "strict"
         if p.kind == "rows" and p.structure.width_of is None:
-            p.distinct = distinct_columns([sl.kind for sl in p.slots], _ruled_columns(p), [s[k] for s in splits],
-                                          statement)
+            p.distinct = distinct_columns([sl.kind for sl in p.slots],
+                                          ruled_columns(p.structure.labels, p.head_bounds, p.ordered, p.rising, p.between),
+                                          [s[k] for s in splits], statement)
     m = StdioModel(shape="sections", seeds=toks)
     m.sections = Sections(parts=parts, seeds=splits, confirmed=confirmed,
                           head_le=head_bounds(parts, splits, flat, statement),
@@ -535,10 +536,9 @@ def _graphs_fit(parts: list[Section], head: list[list[Any]], stress_shape: Optio
                 continue  # n, then n-1 edges: a tree by construction
             if st.graph == "tree" or edges < nodes - 1:
                 nodes = edges + 1  # fewer nodes rather than more edges (the budget holds)
-        density = GRAPH_DENSITY.get(stress_shape or "")
-        if st.graph == "graph" and p.ref != nref and density is not None:
-            fewest = max(int(nsl.lo), fewest_nodes(edges, st))
-            nodes = fewest if density == 0 else min(nodes, max(fewest, 2 * edges // density + 1))
+        dense = stress_graph_nodes(edges, st, stress_shape, int(nsl.lo), nodes) if stress_shape else None
+        if st.graph == "graph" and p.ref != nref and dense is not None:
+            nodes = dense
         if st.simple and edges > nodes * (nodes - 1) // 2:
             edges = nodes * (nodes - 1) // 2
         if p.ref != nref:
@@ -627,13 +627,6 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
         for r, v in zip(rows, col):
             r[c] = v
     return rows
-
-
-def _ruled_columns(p: Section) -> set[int]:
-    """The columns of a block of rows that a rule of their own draws (labels, ordered pairs,
-    rising or chained values, header bounds): the rest are free."""
-    taken = set(p.structure.labels) | set(p.rising) | set(p.between) | {b.col for b in p.head_bounds}
-    return taken | {c for j in p.ordered for c in (j, j + 1)}
 
 
 # ---------------------------------------------------------------------------------- mutation

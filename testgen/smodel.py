@@ -30,14 +30,14 @@ from .brackets import balanced_pairs, make_balanced
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
 from .constraints import (InputLine, Range, alphabet_hint, extract, input_lines, normalize, product_bounds, said_of,
                           says_no_input)
-from .distinct_rows import DistinctRows, distinct_columns
+from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
                      rows_within, stress_value)
 from .relations import (HeadBound, RowRelations, bound_values, fit_length, infer_head_bounds, infer_relations,
                         length_ties)
-from .structures import GRAPH_DENSITY, Structure, detect, edge_shape, fewest_nodes, graph_edges, tree_edges
+from .structures import Structure, detect, edge_shape, graph_edges, stress_graph_nodes, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
 MAX_INPUT_TOKENS = 200_000  # stress inputs stay below this many tokens
@@ -246,14 +246,9 @@ class StdioModel:
             m.relations = infer_relations([t[start:] for t in toks], [sl.kind for sl in m.row],
                                           [sl.name for sl in m.row], statement,
                                           frozenset(m.structure.ends) if m.structure.graph else frozenset())
-            m.distinct = distinct_columns([sl.kind for sl in m.row], m._ruled_columns(), [t[start:] for t in toks],
-                                          statement)
+            ruled = ruled_columns(m.structure.labels, m.head_bounds, m.ordered, m.relations.columns(len(m.row)))
+            m.distinct = distinct_columns([sl.kind for sl in m.row], ruled, [t[start:] for t in toks], statement)
         return m
-
-    def _ruled_columns(self) -> set[int]:
-        """Row columns a rule of their own draws (labels, ordered pairs, relations, header bounds)."""
-        taken = set(self.structure.labels) | self.relations.columns(len(self.row)) | {b.col for b in self.head_bounds}
-        return taken | {c for j in self.ordered for c in (j, j + 1)}
 
     def _distinct(self, rows: list[list[Any]]) -> bool:
         """Make the rows distinct as ``distinct`` says, in place; False when they cannot be."""
@@ -542,11 +537,10 @@ class StdioModel:
         if st.graph and node_col is not None and node_col != self.count_at:
             # nodes and edges are both header values: nodes first, then as many edges as fit
             nodes = int(head[node_col])
-            if kind == "stress" and self._fewest_nodes(i):  # a dense graph, or many edges among few nodes
-                nodes = fewest_nodes(n_rows, st, int(head_slots[node_col].lo))
-            elif kind == "stress" and st.graph == "graph" and GRAPH_DENSITY.get(stress_step(i)[1]):
-                degree = GRAPH_DENSITY[stress_step(i)[1]]  # edges on as many nodes as give that degree
-                nodes = max(2, min(int(head_slots[node_col].hi), 2 * n_rows // degree + 1))
+            dense = stress_graph_nodes(n_rows, st, stress_step(i)[1], int(head_slots[node_col].lo),
+                                       int(head_slots[node_col].hi)) if kind == "stress" and st.graph == "graph" else None
+            if dense is not None:  # a dense graph, many edges among few nodes, or a set average degree
+                nodes = dense
             elif kind == "stress":
                 nodes = int(head_slots[node_col].hi) if head_slots[node_col].hi <= n_rows + 1 else max(
                     2, min(int(head_slots[node_col].hi), n_rows // 2 + 1))

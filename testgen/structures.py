@@ -183,6 +183,18 @@ def fewest_nodes(m: int, st: Structure, lo: int = 2) -> int:
     return k
 
 
+def stress_graph_nodes(edges: int, st: Structure, shape: str, lo: int, most: int) -> Optional[int]:
+    """How many nodes a stress graph (not a tree) of ``edges`` edges takes at the density its stress
+    ``shape`` gives (``GRAPH_DENSITY``): the fewest they fit on (at least ``lo``), else as many as
+    give that average degree, at most ``most`` and never fewer than the edges fit on. None for a
+    shape without a density."""
+    density = GRAPH_DENSITY.get(shape)
+    if density is None:
+        return None
+    fewest = fewest_nodes(edges, st, lo)
+    return fewest if density == 0 else min(most, max(fewest, 2 * edges // density + 1))
+
+
 def graph_edges(n: int, m: int, st: Structure, rng: random.Random, shape: str = "random"
                 ) -> Optional[list[tuple[int, int]]]:
     """m edges over 1..n as the structure demands (a self-loop only where a sample has one); None
