@@ -263,6 +263,8 @@ class InputLine:
     listed: bool = False  # "$h_1, \\dots, h_n$": a list of one variable, not fixed values
     # the name that counts it: "$q$ lines, each ..." (rows), "One line with $n$ integers" (a list)
     count: Optional[str] = None
+    # a list's literal length: "$d_1, \\ldots, d_7$" has 7 values, as a fixed line has
+    size: Optional[int] = None
 
 
 def bare_name(name: str) -> str:
@@ -325,7 +327,12 @@ def input_lines(text: str) -> list[InputLine]:
                     names.append(p)
                 if ranged:
                     break
+        size = None
         if listed and names:
+            first = re.fullmatch(r"([A-Za-z]+)_\{?1\}?", names[0])
+            last = re.fullmatch(r"([A-Za-z]+)_\{?(\d+)\}?", names[-1])
+            if first and last and first.group(1) == last.group(1) and len(names) == 2:
+                size = int(last.group(2))
             names = [names[0]]
         if implicit:  # as many names as it says it has values ("One string $s$ of length $n$": s)
             names = names[:implicit]
@@ -333,5 +340,5 @@ def input_lines(text: str) -> list[InputLine]:
         cm = re.match(r"^\W*\$([^$]+)\$", head) if rows else (
             re.search(r"\$([^$]+)\$\s+(?:\w+\s+)?$", head[:kw.start()]) if kw else None)
         count = bare_name(cm.group(1)) if cm else None
-        out.append(InputLine(names=names, rows=rows, listed=listed, count=count))
+        out.append(InputLine(names=names, rows=rows, listed=listed, count=count, size=size))
     return out

@@ -172,35 +172,83 @@ _UPPER = re.compile(rf"(?<![0-9_}}+\-*/^≤<]\s)(?<![A-Za-z0-9_}}+\-*/^≤<])({_
                     rf"(?![A-Za-z0-9_{{(^*+/\-]|\s*[*+/^\-(≤<]|\s*\\)")
 
 
+# "1 <= |b_i| <= d_i": a value's magnitude bounded by another name (a signed choice, a step)
+_MAGNITUDE = re.compile(rf"({_NUMV})\s*(≤|<)\s*\|\s*({_NM})\s*\|\s*(≤|<)\s*({_NM})"
+                        rf"(?![A-Za-z0-9_{{(^*+/\-]|\s*[*+/^\-(]|\s*\\)")
+
+
 @dataclass
 class HeadBound:
-    """Row column ``col`` (a list's elements: 0) lies in [lo, header[head] - strict]."""
+    """Row column ``col`` (a list's elements: 0) lies in [lo, header[head] - strict]; with
+    ``magnitude``, its absolute value does (``1 \\le |b_i| \\le d_i``: either sign, never 0)."""
 
     col: int
     head: int
     strict: int = 0
     lo: Optional[int] = None
+    magnitude: bool = False
+
+
+@dataclass(frozen=True)
+class StatedBound:
+    """A symbolic upper bound the statement states: ``name`` (its absolute value when
+    ``magnitude``) lies in [lo, ``upper`` - strict]; ``lo`` None when it states none."""
+
+    name: str
+    lo: Optional[int]
+    upper: str
+    strict: int
+    magnitude: bool = False
 
 
 def _bare(name: str) -> str:
     return re.sub(r"[{}\s']", "", name)
 
 
-def stated_bounds(statement: str) -> list[tuple[str, Optional[int], str, int]]:
-    """(name, lower bound or None, the bounding name, 1 if strict) for each symbolic upper
-    bound the statement states: ``1 \\le b \\le w`` gives ("b", 1, "w", 0)."""
+def stated_bounds(statement: str) -> list[StatedBound]:
+    """Each symbolic upper bound the statement states: ``1 \\le b \\le w`` gives
+    ("b", 1, "w", 0), ``1 \\le |b_i| \\le d_i`` ("b_i", 1, "d_i", 0, magnitude)."""
     t = normalize(statement)
     out = []
     for m in _CHAIN.finditer(t):
         lo = int(m.group(1)) + (1 if m.group(2) == "<" else 0)
         for nm in re.split(r"\s*,\s*", m.group(3)):
-            out.append((_bare(nm), lo, _bare(m.group(5)), 1 if m.group(4) == "<" else 0))
-    seen = {(a, b) for a, _, b, _ in out}
+            out.append(StatedBound(_bare(nm), lo, _bare(m.group(5)), 1 if m.group(4) == "<" else 0))
+    for m in _MAGNITUDE.finditer(t):
+        lo = max(0, int(m.group(1)) + (1 if m.group(2) == "<" else 0))
+        out.append(StatedBound(_bare(m.group(3)), lo, _bare(m.group(5)), 1 if m.group(4) == "<" else 0, True))
+    seen = {(b.name, b.upper) for b in out}
     for m in _UPPER.finditer(t):
         for nm in re.split(r"\s*,\s*", m.group(1)):
             if (_bare(nm), _bare(m.group(3))) not in seen:
-                out.append((_bare(nm), None, _bare(m.group(3)), 1 if m.group(2) == "<" else 0))
+                out.append(StatedBound(_bare(nm), None, _bare(m.group(3)), 1 if m.group(2) == "<" else 0))
     return out
+
+
+def indexed_partner(name: Optional[str], upper: str, names: list[Optional[str]]) -> list[int]:
+    """Positions in ``names`` that ``upper`` names for a value called ``name``: ``upper`` itself,
+    or, where both are indexed by one letter (``b_i \\le d_i``) and ``name`` carries a number
+    (``b_3``), the value of ``upper``'s stem with that number (``d_3``)."""
+    hits = [j for j, h in enumerate(names) if h and _bare(h) == upper]
+    if hits:
+        return hits
+    up = re.fullmatch(r"([A-Za-z]+)_\{?([a-z])\}?", upper)
+    mine = re.fullmatch(r"[A-Za-z]+_\{?(\d+)\}?", _bare(name or ""))
+    if not up or not mine:
+        return []
+    return [j for j, h in enumerate(names) if h and re.fullmatch(rf"{up.group(1)}_\{{?{mine.group(1)}\}}?", _bare(h))]
+
+
+def one_of(general: str, name: Optional[str]) -> bool:
+    """Is ``name`` one numbered value of the indexed ``general`` (``b_3`` of ``b_i``)?"""
+    g = re.fullmatch(r"([A-Za-z]+)_\{?[a-z]\}?", _bare(general))
+    return bool(g) and bool(re.fullmatch(rf"{g.group(1)}_\{{?\d+\}}?", _bare(name or "")))  # type: ignore[union-attr]
+
+
+def within(v: int, head_value: int, b: "HeadBound | StatedBound") -> bool:
+    """Does ``v`` keep the bound ``b`` under the bounding value ``head_value``?"""
+    x = abs(v) if b.magnitude else v
+    return x <= head_value - b.strict and (b.lo is None or x >= b.lo)
 
 
 def infer_head_bounds(statement: str, head_names: list[Optional[str]], col_names: list[Optional[str]],
@@ -214,22 +262,34 @@ def infer_head_bounds(statement: str, head_names: list[Optional[str]], col_names
     for c, cname in enumerate(col_names):
         if not cname:
             continue
-        for name, lo, upper, strict in stated:
-            if not same(name, cname):
+        for sb in stated:
+            if not same(sb.name, cname) and not one_of(sb.name, cname):
                 continue
-            heads = [j for j, h in enumerate(head_names) if h and _bare(h) == upper]
+            heads = indexed_partner(cname, sb.upper, head_names)
             if len(heads) != 1 or same(cname, head_names[heads[0]]):
                 continue
             j = heads[0]
             try:
-                ok = all(int(r[c]) <= int(h[j]) - strict and (lo is None or int(r[c]) >= lo)
-                         for h, rows in samples for r in rows)
+                ok = all(within(int(r[c]), int(h[j]), sb) for h, rows in samples for r in rows)
             except (ValueError, IndexError):
                 ok = False
             if ok:
-                out.append(HeadBound(c, j, strict, lo))
+                out.append(HeadBound(c, j, sb.strict, sb.lo, sb.magnitude))
                 break
     return out
+
+
+def bound_column(vals: list[int], b: HeadBound, lo: int, hi: int, cap: int) -> Optional[list[int]]:
+    """A column's drawn values (in [lo, hi]) brought under the bound ``b`` at ``cap``: mapped
+    as ``bound_values`` does, or, for a magnitude bound, their absolute values mapped into
+    [b.lo, cap] with the drawn sign kept (a 0 becomes the smallest magnitude, positive)."""
+    if not b.magnitude:
+        return bound_values(vals, lo, hi, cap)
+    low = b.lo or 0
+    mags = bound_values([abs(int(v)) for v in vals], low, max(low, abs(lo), abs(hi)), cap)
+    if mags is None:
+        return None
+    return [-m if int(v) < 0 else m for v, m in zip(vals, (min(cap, max(low, m)) for m in mags))]
 
 
 def bound_values(vals: list[int], lo: int, hi: int, cap: int) -> Optional[list[int]]:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
-from .relations import stated_bounds
+from .relations import indexed_partner, one_of, stated_bounds, within
 
 if TYPE_CHECKING:
     from .sections import Ref, Section
@@ -218,22 +219,39 @@ def covers(p: Section, headers: list[list[str]], blocks: list[list[list[str]]], 
     return out
 
 
+@dataclass(frozen=True)
+class HeaderBound:
+    """Header value ``value`` lies at most at header value ``bound`` - strict ("2 <= k <= n");
+    with ``magnitude``, its absolute value does, and is at least ``lo``."""
+
+    value: Ref
+    bound: Ref
+    strict: int = 0
+    lo: Optional[int] = None
+    magnitude: bool = False
+
+
 def head_bounds(parts: list[Section], splits: list[list[list[list[str]]]], flat: list[Ref], statement: str
-                 ) -> list[tuple[Ref, Ref, int]]:
+                 ) -> list[HeaderBound]:
     """Header values the statement bounds above by another named header value (``2 \\le k \\le n``,
-    ``m < n``), kept only where every sample respects the bound (else the names are not read right)."""
-    where = {_bare_name(parts[si].slots[j].name): (si, j) for si, j in flat if parts[si].slots[j].name}
-    out: list[tuple[Ref, Ref, int]] = []
-    for name, _, upper, strict in stated_bounds(statement):
-        a, b = where.get(name), where.get(upper)
-        if a is None or b is None or a == b or any(x[0] == a for x in out):
-            continue
-        try:
-            ok = all(int(s[a[0]][0][a[1]]) <= int(s[b[0]][0][b[1]]) - strict for s in splits)
-        except (ValueError, IndexError):
-            ok = False
-        if ok:
-            out.append((a, b, strict))
+    ``m < n``, ``1 \\le |b_i| \\le d_i`` for a line of ``b_6, b_7`` under one of ``d_1, \\ldots, d_7``),
+    kept only where every sample respects the bound (else the names are not read right)."""
+    names = [parts[si].slots[j].name for si, j in flat]
+    out: list[HeaderBound] = []
+    for sb in stated_bounds(statement):
+        for ai, name in enumerate(names):
+            if not name or not (_bare_name(name) == sb.name or one_of(sb.name, name)):
+                continue
+            heads = indexed_partner(name, sb.upper, names)
+            a, b = flat[ai], (flat[heads[0]] if len(heads) == 1 else None)
+            if b is None or a == b or any(x.value == a for x in out):
+                continue
+            try:
+                ok = all(within(int(s[a[0]][0][a[1]]), int(s[b[0]][0][b[1]]), sb) for s in splits)
+            except (ValueError, IndexError):
+                ok = False
+            if ok:
+                out.append(HeaderBound(a, b, sb.strict, sb.lo if sb.magnitude else None, sb.magnitude))
     return out
 
 
@@ -246,9 +264,16 @@ def keep_head_bounds(m: "StdioModel", head: list[list[Any]]) -> bool:
     shrinks); False when that takes it below its own stated minimum."""
     assert m.sections is not None
     for _ in range(2):  # a chain k <= m <= n settles in two passes over short lists
-        for (a, b, strict) in m.sections.head_le:
-            cap = int(head[b[0]][b[1]]) - strict
-            if int(head[a[0]][a[1]]) > cap:
+        for hb in m.sections.head_le:
+            a, b = hb.value, hb.bound
+            cap = int(head[b[0]][b[1]]) - hb.strict
+            v = int(head[a[0]][a[1]])
+            if hb.magnitude:  # the drawn sign kept, the magnitude brought into [lo, cap]
+                low = hb.lo or 0
+                if cap < low:
+                    return False
+                head[a[0]][a[1]] = (-1 if v < 0 else 1) * min(cap, max(low, abs(v)))
+            elif v > cap:
                 if cap < m.sections.parts[a[0]].slots[a[1]].lo:
                     return False
                 head[a[0]][a[1]] = cap

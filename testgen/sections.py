@@ -27,15 +27,16 @@ drop or add rows of a block whose count is its own, and change free values.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, input_lines
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
-from .relations import HeadBound, bound_values, infer_head_bounds
+from .relations import HeadBound, bound_column, infer_head_bounds
 from .section_relations import (
-    chain_between, chain_fits, chained, cap_of, covers, head_bounds, head_equations, joint_permutation,
+    HeaderBound, chain_between, chain_fits, chained, cap_of, covers, head_bounds, head_equations, joint_permutation,
     keep_equations, keep_head_bounds, rise, rising,
 )
 from .shapes import draw_count, row_chars, row_order, rows_within, stress_step
@@ -83,9 +84,9 @@ class Sections:
     parts: list[Section]
     seeds: list[list[list[list[str]]]] = field(default_factory=list)  # per sample, per section: its lines
     confirmed: bool = False  # the statement's input description lists the same lines and blocks
-    # header values the statement bounds by another header value ("2 <= k <= n"), every sample
-    # agreeing: (the bounded value, the bounding one, 1 if strict); generated headers keep them
-    head_le: list[tuple[Ref, Ref, int]] = field(default_factory=list)
+    # header values the statement bounds by another header value ("2 <= k <= n", "1 <= |b_i| <= d_i"),
+    # every sample agreeing; generated headers keep them
+    head_le: list[HeaderBound] = field(default_factory=list)
     # header values an equation the statement states determines ("s_1 + s_2 = n + 1"), true in
     # every sample: (the value it sets, {other value: coefficient}, constant), value = sum + constant
     head_eq: list[tuple[Ref, dict[Ref, int], int]] = field(default_factory=list)
@@ -109,8 +110,11 @@ def _kinds(line: list[str]) -> tuple[str, ...]:
     return tuple(token_kind(t) for t in line)
 
 
-def parse(toks: list[list[list[str]]]) -> list[list[Spec]]:
-    """Every layout of sections that reads every sample exactly (at most ``MAX_PARSES``)."""
+def parse(toks: list[list[list[str]]], desc: Optional[list[InputLine]] = None) -> list[list[Spec]]:
+    """Every layout of sections that reads every sample exactly (at most ``MAX_PARSES``). With
+    ``desc`` (the statement's input description), only the layouts whose k-th section is of the
+    kind its k-th line says: the search no longer spends its parses on readings the statement
+    rules out ("One line with seven integers $d_1, \\ldots, d_7$", then $n$ lines of seven)."""
     out: list[list[Spec]] = []
     steps = 0
 
@@ -125,10 +129,14 @@ def parse(toks: list[list[list[str]]]) -> list[list[Spec]]:
         if len(out) >= MAX_PARSES or steps > MAX_STEPS:
             return
         if all(p == len(t) for p, t in zip(pos, toks)):
-            if any(sp[0] != "line" for sp in specs):
+            if any(sp[0] != "line" for sp in specs) and (desc is None or len(specs) == len(desc)):
                 out.append(list(specs))
             return
         if len(specs) >= MAX_SECTIONS or any(p >= len(t) for p, t in zip(pos, toks)):
+            return
+        wanted = {"line", "list", "rows"} if desc is None else (
+            _section_kinds(desc[len(specs)]) if len(specs) < len(desc) else set())
+        if not wanted:
             return
         nxt = [t[p] for p, t in zip(pos, toks)]
         refs = [(si, j) for si, sp in enumerate(specs) if sp[0] == "line"
@@ -138,7 +146,7 @@ def parse(toks: list[list[list[str]]]) -> list[list[Spec]]:
             if any(v is None or v < 0 for v in vals):
                 continue
             # rows: v + offset lines of one shape, in every sample
-            for off in (0, -1):
+            for off in ((0, -1) if "rows" in wanted else ()):
                 counts = [v + off for v in vals]  # type: ignore[operator]
                 if any(c < 0 or p + c > len(t) for c, p, t in zip(counts, pos, toks)) or not any(counts):
                     continue
@@ -151,7 +159,7 @@ def parse(toks: list[list[list[str]]]) -> list[list[Spec]]:
                 dfs(specs + [spec], [st + [p] for st, p in zip(starts, pos)],
                     [p + c for p, c in zip(pos, counts)])
             # list: one line of v tokens of one kind
-            if all(len(ln) == v for ln, v in zip(nxt, vals)):
+            if "list" in wanted and all(len(ln) == v for ln, v in zip(nxt, vals)):
                 kinds = {k for ln in nxt for k in _kinds(ln)}
                 if kinds <= {"int", "float"} and len(kinds) == 2:
                     kinds = {"float"}
@@ -159,7 +167,7 @@ def parse(toks: list[list[list[str]]]) -> list[list[Spec]]:
                     spec = ("list", ref, kinds.pop() if kinds else "int")
                     dfs(specs + [spec], [st + [p] for st, p in zip(starts, pos)], [p + 1 for p in pos])
         # line: the same kinds in every sample
-        if nxt[0] and all(_kinds(ln) == _kinds(nxt[0]) for ln in nxt):
+        if "line" in wanted and nxt[0] and all(_kinds(ln) == _kinds(nxt[0]) for ln in nxt):
             dfs(specs + [("line", _kinds(nxt[0]))], [st + [p] for st, p in zip(starts, pos)], [p + 1 for p in pos])
 
     dfs([], [[] for _ in toks], [0] * len(toks))
@@ -203,8 +211,20 @@ def _varies(specs: list[Spec], toks: list[list[list[str]]]) -> bool:
                for k, sp in enumerate(specs) if sp[0] != "line")
 
 
-def _desc_kind(d: InputLine) -> str:
-    return "R" if d.rows else ("V" if d.listed or d.count else "L")
+def _section_kinds(d: InputLine) -> set[str]:
+    """The sections a line of the input description may be: a block of rows is ``rows``; a
+    list with a count ("$n$ integers $a_1, \\dots, a_n$") a ``list``; one of a literal length
+    ("seven integers $d_1, \\ldots, d_7$") a fixed ``line``; a list without either ("$k$ integers"
+    whose $k$ is no value) a ``list`` or a ``line``; named values a ``line``."""
+    if d.rows:
+        return {"rows"}
+    if d.listed and d.count:
+        return {"list"}
+    if d.listed and d.size:
+        return {"line"}
+    if d.listed or d.count:
+        return {"list", "line"}
+    return {"line"}
 
 
 def _confirms(specs: list[Spec], desc: list[InputLine]) -> bool:
@@ -213,13 +233,17 @@ def _confirms(specs: list[Spec], desc: list[InputLine]) -> bool:
     if len(desc) != len(specs):
         return False
     for sp, d in zip(specs, desc):
-        kind = {"line": "L", "list": "V", "rows": "R"}[sp[0]]
-        if kind != _desc_kind(d) and not (kind == "L" and _desc_kind(d) == "V" and not d.listed):
+        if sp[0] not in _section_kinds(d) or (sp[0] == "line" and d.size and len(sp[1]) != d.size):
             return False
         if sp[0] in ("list", "rows") and d.count:
+            # the value that counts the block, where a line names it: the layout's ref must be it
+            owner = [(si, j) for si, (sq, dq) in enumerate(zip(specs, desc))
+                     if sq[0] == "line" and len(dq.names) == len(sq[1]) for j, nm in enumerate(dq.names)
+                     if nm == d.count]
+            if owner and sp[1] not in owner:
+                return False
             si, j = sp[1]
-            names = desc[si].names
-            if len(names) == len(specs[si][1]) and names[j] != d.count:
+            if len(desc[si].names) == len(specs[si][1]) and desc[si].names[j] != d.count:
                 return False
     return True
 
@@ -228,10 +252,10 @@ def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optio
     """The layout to use and whether the statement confirms it, or None. ``fallback``: no
     simpler layout fits, so an unconfirmed layout may be taken when it is the only one."""
     parses = parse(toks)
+    desc = input_lines(statement)
+    confirmed = [p for p in parse(toks, desc) if _confirms(p, desc)] if desc else []
     if not parses:
         return None
-    desc = input_lines(statement)
-    confirmed = [p for p in parses if _confirms(p, desc)]
     if len(confirmed) == 1:
         return confirmed[0], True
     if not fallback:
@@ -352,7 +376,9 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
 
 
 def _name(parts: list[Section], desc: list[InputLine]) -> None:
-    """The description's names for the values of each section (it lists the same sections)."""
+    """The description's names for the values of each section (it lists the same sections). A
+    line or row listed from its first value ("seven integers $d_1, \\ldots, d_7$", "$n$ lines,
+    each with seven integers $b_1, \\ldots, b_7$") names its values by their place: d_1 .. d_7."""
     for p, d in zip(parts, desc):
         if p.kind == "list":
             if d.listed and len(d.names) == 1:
@@ -360,6 +386,9 @@ def _name(parts: list[Section], desc: list[InputLine]) -> None:
         elif len(d.names) == len(p.slots):
             for sl, nm in zip(p.slots, d.names):
                 sl.name = nm
+        elif d.listed and len(d.names) == 1 and (first := re.fullmatch(r"([A-Za-z]+)_\{?1\}?", d.names[0])):
+            for k, sl in enumerate(p.slots, 1):
+                sl.name = f"{first.group(1)}_{k}"
 
 
 def _name_blocks(parts: list[Section], desc: list[InputLine]) -> None:
@@ -592,7 +621,7 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
         if b.col in st.labels:
             continue
         sl = p.slots[b.col]
-        capped = bound_values([r[b.col] for r in rows], int(sl.lo), int(sl.hi), cap_of(p, b.col, flat, head) or 0)
+        capped = bound_column([r[b.col] for r in rows], b, int(sl.lo), int(sl.hi), cap_of(p, b.col, flat, head) or 0)
         if capped is None:
             return None
         for r, v in zip(rows, capped):
@@ -643,14 +672,14 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
         return None
     seed = [[list(ln) for ln in sec] for sec in rng.choice(m.sections.seeds)]
     fixed = _bounds(parts) | {r for t, others, _ in m.sections.head_eq for r in (t, *others)} \
-        | {r for a, b, _ in m.sections.head_le for r in (a, b)} \
+        | {r for hb in m.sections.head_le for r in (hb.value, hb.bound)} \
         | {r for p in parts for ab in p.between.values() for r in ab}  # related header values stay as seen
     own = [k for k, p in enumerate(parts) if p.ref is not None and len(_users(parts, p.ref)) == 1
            and p.ref not in {r for q in parts for r in q.structure.labels.values()}  # type: ignore[misc]
            and not p.structure.labels and p.structure.width_of is None
            and not (p.kind == "list" and m.sections.perm is not None)
            and not any(p.ref in e[1] or p.ref == e[0] for e in m.sections.head_eq)
-           and not any(p.ref in e[:2] for e in m.sections.head_le)]
+           and not any(p.ref in (hb.value, hb.bound) for hb in m.sections.head_le)]
     if own and rng.random() < 0.5:
         k = rng.choice(own)
         p = parts[k]

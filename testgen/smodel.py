@@ -35,7 +35,7 @@ from .distinct_rows import apply as apply_distinct
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
                      rows_within, stress_value)
-from .relations import (HeadBound, RowRelations, bound_values, fit_length, infer_head_bounds, infer_relations,
+from .relations import (HeadBound, RowRelations, bound_column, fit_length, infer_head_bounds, infer_relations,
                         length_ties)
 from .structures import Structure, detect, edge_shape, graph_edges, stress_graph_nodes, tree_edges
 
@@ -302,6 +302,10 @@ class StdioModel:
         self.head_bounds = infer_head_bounds(statement, [sl.name for sl in self.lines[0]], names, samples, said_of)
         for b in self.head_bounds:
             sl, hs = cols[b.col], self.lines[0][b.head]
+            if b.magnitude:  # either sign where the samples show both
+                sl.hi = max(float(b.lo or 0), hs.hi - b.strict)
+                sl.lo = -sl.hi if sl.lo < 0 else float(b.lo or 0)
+                continue
             if b.lo is not None:
                 sl.lo = float(b.lo)
             sl.hi = max(sl.lo, hs.hi - b.strict)
@@ -320,7 +324,7 @@ class StdioModel:
         for b in self.head_bounds:
             sl = self.elem if self.shape == "list" and self.elem is not None else self.row[b.col]
             col = [r[b.col] for r in rows]
-            capped = bound_values(col, int(sl.lo), int(sl.hi), int(head[b.head]) - b.strict)
+            capped = bound_column(col, b, int(sl.lo), int(sl.hi), int(head[b.head]) - b.strict)
             if capped is None:
                 return False
             for r, v in zip(rows, capped):

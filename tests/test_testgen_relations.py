@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from testgen.relations import Diff, bound_values, infer_relations, stated_bounds
+from testgen.relations import Diff, StatedBound, bound_values, infer_relations, stated_bounds
 from testgen.smodel import StdioModel
 
 FAMILIES = ("regular", "boundary", "special", "stress", "mutation", "structured")
@@ -147,9 +147,9 @@ def test_row_columns_bounded_by_a_header_value_even_when_the_samples_stay_far_be
 
 def test_a_sum_or_product_is_no_bound_on_its_last_term():
     b = stated_bounds(r"($1 \le d,s,e \le 10^{6}, s + e < d$) and $1 \le u, v \le n$ and $2 \cdot k \le n$")
-    assert [(x[0], x[2]) for x in b] == [("u", "n"), ("v", "n")]
-    assert ("y", 1, "h", 0) in stated_bounds(r"$1\leq y \leq h$")
-    assert ("x", None, "w", 1) in stated_bounds(r"each value $x < w$")
+    assert [(x.name, x.upper) for x in b] == [("u", "n"), ("v", "n")]
+    assert StatedBound("y", 1, "h", 0) in stated_bounds(r"$1\leq y \leq h$")
+    assert StatedBound("x", None, "w", 1) in stated_bounds(r"each value $x < w$")
 
 
 def test_bounded_values_are_mapped_in_order():
