@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import random
 
+from _slow_program import assert_the_slow_program_is_rejected, slow_program_record, synthesized
 from testgen.distinct_rows import DistinctRows, make_distinct, says_distinct_points, says_distinct_values
-from testgen.evaluate import evaluate
-from testgen.pipeline import Settings, synthesize
 from testgen.smodel import MAX_INPUT_TOKENS, StdioModel
 
 POINTS = r"""\begin{Input}
@@ -154,18 +153,7 @@ int main() { int n; scanf("%d", &n); std::vector<int> xs(n);
 def test_a_program_slow_only_on_many_points_times_out_on_the_suite(runner):
     """Without the rule every large input repeats a point (10^6 positions, 10^5 points) and
     the validator drops it: the quadratic program passes every input that is left."""
-    rec = {
-        "id": "distinct-points", "io": "stdio", "statement": POINTS,
-        "gold_solutions": [{"language": "cpp", "code": GOLD_CPP}],
-        "seed_tests": [{"stdin": s, "expected_stdout": o} for s, o in zip(POINTS_SAMPLES, POINTS_OUTPUTS)],
-        "input_validators": {"input_validators/validate.py": VALIDATOR},
-        "limits": {"time_s": 1, "memory_mb": 256},
-        "heldout_correct": [{"language": "cpp", "code": GOLD_CPP}],
-        "heldout_incorrect": [{"language": "cpp", "code": SLOW_CPP, "label": "TLE"}],
-    }
-    out = synthesize(rec, runner, Settings(mutants=0, max_tests=12, min_tests=3))
-    assert out["testgen"]["status"] == "ok", out["testgen"]
+    out = synthesized(slow_program_record("distinct-points", POINTS, POINTS_SAMPLES, POINTS_OUTPUTS, GOLD_CPP,
+                                          SLOW_CPP, validator=VALIDATOR), runner)
     assert max(len(_points(t["stdin"])) for t in out["tests"]) >= 5 * 10**4
-    pool = evaluate([out], runner).pooled()
-    assert pool["tpr"] == 1.0
-    assert pool["slow"] == 1 and pool["slow_rejected"] == 1
+    assert_the_slow_program_is_rejected(out, runner)

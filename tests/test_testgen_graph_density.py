@@ -13,8 +13,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from testgen.evaluate import evaluate
-from testgen.pipeline import Settings, synthesize
+from _slow_program import assert_the_slow_program_is_rejected, slow_program_record, synthesized
 from testgen.smodel import StdioModel
 from testgen.structures import GRAPH_DENSITY, layered_edges
 
@@ -110,16 +109,6 @@ int main() { int n, m; scanf("%d %d", &n, &m); std::vector<std::vector<int>> adj
 def test_a_search_that_revisits_nodes_times_out_on_the_suite(runner):
     """Before the layered shape every stress graph here was a tree or a sparse random graph, where
     the revisiting BFS is as fast as the correct one."""
-    rec = {
-        "id": "roads", "io": "stdio", "statement": ROADS,
-        "gold_solutions": [{"language": "cpp", "code": BFS_CPP}],
-        "seed_tests": [{"stdin": s, "expected_stdout": o} for s, o in zip(ROADS_SAMPLES, ROADS_OUTPUTS)],
-        "limits": {"time_s": 1, "memory_mb": 256},
-        "heldout_correct": [{"language": "cpp", "code": BFS_CPP}],
-        "heldout_incorrect": [{"language": "cpp", "code": BFS_MARK_ON_LEAVING_CPP, "label": "TLE"}],
-    }
-    out = synthesize(rec, runner, Settings(mutants=0, max_tests=12, min_tests=3))
-    assert out["testgen"]["status"] == "ok", out["testgen"]
-    pool = evaluate([out], runner).pooled()
-    assert pool["tpr"] == 1.0
-    assert pool["slow"] == 1 and pool["slow_rejected"] == 1
+    out = synthesized(slow_program_record("roads", ROADS, ROADS_SAMPLES, ROADS_OUTPUTS, BFS_CPP,
+                                          BFS_MARK_ON_LEAVING_CPP), runner)
+    assert_the_slow_program_is_rejected(out, runner)

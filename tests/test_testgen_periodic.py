@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import random
 
+from _slow_program import assert_the_slow_program_is_rejected, slow_program_record, synthesized
 from testgen.brackets import is_balanced
-from testgen.evaluate import evaluate
-from testgen.pipeline import Settings, synthesize
 from testgen.smodel import MAX_INPUT_CHARS, StdioModel
 
 STRING = r"""\begin{Input}
@@ -131,20 +130,10 @@ int main() {
 
 
 def test_a_program_quadratic_only_on_a_periodic_word_times_out_on_the_suite(runner):
-    rec = {
-        "id": "flat-runs", "io": "stdio", "statement": BRACKETS,
-        "gold_solutions": [{"language": "cpp", "code": FLAT_RUNS_CPP}],
-        "seed_tests": [{"stdin": s, "expected_stdout": o} for s, o in zip(BRACKET_SAMPLES, ["2\n", "3\n", "1\n"])],
-        "limits": {"time_s": 1, "memory_mb": 256},
-        "heldout_correct": [{"language": "cpp", "code": FLAT_RUNS_CPP}],
-        "heldout_incorrect": [{"language": "cpp", "code": FLAT_RUNS_SLOW_CPP, "label": "TLE"}],
-    }
-    out = synthesize(rec, runner, Settings(mutants=0, max_tests=12, min_tests=3))
-    assert out["testgen"]["status"] == "ok", out["testgen"]
+    out = synthesized(slow_program_record("flat-runs", BRACKETS, BRACKET_SAMPLES, ["2\n", "3\n", "1\n"],
+                                          FLAT_RUNS_CPP, FLAT_RUNS_SLOW_CPP), runner)
     assert any(len(t["stdin"]) > 10**5 + 1 for t in out["tests"])  # longer than the old cut
-    pool = evaluate([out], runner).pooled()
-    assert pool["tpr"] == 1.0
-    assert pool["slow"] == 1 and pool["slow_rejected"] == 1
+    assert_the_slow_program_is_rejected(out, runner)
 
 
 SECTIONS = r"""\begin{Input}

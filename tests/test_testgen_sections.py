@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 
+from _slow_program import assert_the_slow_program_is_rejected, slow_program_record, synthesized
 from testgen.evaluate import evaluate
-from testgen.pipeline import Settings, synthesize
 from testgen.sections import choose
 from testgen.smodel import MAX_INPUT_TOKENS, StdioModel, tokenize
 
@@ -208,23 +208,14 @@ print("\\n".join(map(str, out)))
 
 
 def test_a_slow_program_times_out_on_a_layout_of_several_sections(runner):
-    rec = {
-        "id": "prefix", "io": "stdio", "statement": PREFIX,
-        "gold_solutions": [{"language": "python", "code": PREFIX_PY}],
-        "seed_tests": [{"stdin": "5\n1 2 3 4 5\n2\n1 5\n2 3\n", "expected_stdout": "15\n5\n"},
-                       {"stdin": "3\n7 7 7\n3\n1 1\n1 3\n2 3\n", "expected_stdout": "7\n21\n14\n"}],
-        "limits": {"time_s": 2, "memory_mb": 512},
-        "heldout_correct": [{"language": "python", "code": PREFIX_PY}],
-        "heldout_incorrect": [{"language": "python", "code": PREFIX_SLOW_PY, "label": "TLE"}],
-    }
-    out = synthesize(rec, runner, Settings(mutants=0, max_tests=12, min_tests=3))
-    assert out["testgen"]["status"] == "ok", out["testgen"]
+    rec = slow_program_record("prefix", PREFIX, ["5\n1 2 3 4 5\n2\n1 5\n2 3\n", "3\n7 7 7\n3\n1 1\n1 3\n2 3\n"],
+                              ["15\n5\n", "7\n21\n14\n"], PREFIX_PY, PREFIX_SLOW_PY, language="python",
+                              time_s=2, memory_mb=512)
+    out = synthesized(rec, runner)
     assert out["testgen"]["model"] == "stdio:sections(LVLR)"
     samples = evaluate([dict(out, tests=rec["seed_tests"])], runner).pooled()
     assert samples["slow"] == 1 and samples["slow_rejected"] == 0
-    pool = evaluate([out], runner).pooled()
-    assert pool["tpr"] == 1.0
-    assert pool["slow"] == 1 and pool["slow_rejected"] == 1, [len(t["stdin"]) for t in out["tests"]]
+    assert_the_slow_program_is_rejected(out, runner)
 
 
 def test_values_the_statement_orders_rise_in_every_generated_input():
