@@ -271,6 +271,16 @@ def bare_name(name: str) -> str:
     return re.sub(r"[{}\s\\]", "", name)
 
 
+_INDEXED = re.compile(r"([A-Za-z]+)_\{?([a-z]|\d+)\}?")
+
+
+def indexed_name(name: str) -> Optional[tuple[str, str]]:
+    """A name indexed by one letter or by a number, as (stem, index): ``b_3`` is ("b", "3"),
+    ``d_i`` and ``d_{i}`` are ("d", "i"); None for any other name. ``name`` comes bare."""
+    m = _INDEXED.fullmatch(name)
+    return (m.group(1), m.group(2)) if m else None
+
+
 def name_stem(name: str) -> str:
     """``h_i``, ``h_1``, ``h_{i}`` → ``h``: an indexed name stands for every element."""
     n = bare_name(name)
@@ -329,10 +339,9 @@ def input_lines(text: str) -> list[InputLine]:
                     break
         size = None
         if listed and names:
-            first = re.fullmatch(r"([A-Za-z]+)_\{?1\}?", names[0])
-            last = re.fullmatch(r"([A-Za-z]+)_\{?(\d+)\}?", names[-1])
-            if first and last and first.group(1) == last.group(1) and len(names) == 2:
-                size = int(last.group(2))
+            first, last = indexed_name(names[0]), indexed_name(names[-1])
+            if first and last and first == (last[0], "1") and last[1].isdigit() and len(names) == 2:
+                size = int(last[1])
             names = [names[0]]
         if implicit:  # as many names as it says it has values ("One string $s$ of length $n$": s)
             names = names[:implicit]

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .constraints import normalize
+from .constraints import indexed_name, normalize
 
 MIN_ROWS = 4  # sample rows that must all show a difference before generated rows keep it
 MIN_REPEATS = 2  # repeated keys that must all repeat their row before generated rows do
@@ -232,20 +232,19 @@ def indexed_partner(name: Optional[str], upper: str, names: list[Optional[str]])
     hits = [j for j, h in enumerate(names) if h and _bare(h) == upper]
     if hits:
         return hits
-    up = re.fullmatch(r"([A-Za-z]+)_\{?([a-z])\}?", upper)
-    mine = re.fullmatch(r"[A-Za-z]+_\{?(\d+)\}?", _bare(name or ""))
-    if not up or not mine:
+    up, mine = indexed_name(upper), indexed_name(_bare(name or ""))
+    if not up or not up[1].isalpha() or not mine or not mine[1].isdigit():
         return []
-    return [j for j, h in enumerate(names) if h and re.fullmatch(rf"{up.group(1)}_\{{?{mine.group(1)}\}}?", _bare(h))]
+    return [j for j, h in enumerate(names) if h and indexed_name(_bare(h)) == (up[0], mine[1])]
 
 
 def one_of(general: str, name: Optional[str]) -> bool:
     """Is ``name`` one numbered value of the indexed ``general`` (``b_3`` of ``b_i``)?"""
-    g = re.fullmatch(r"([A-Za-z]+)_\{?[a-z]\}?", _bare(general))
-    return bool(g) and bool(re.fullmatch(rf"{g.group(1)}_\{{?\d+\}}?", _bare(name or "")))  # type: ignore[union-attr]
+    g, n = indexed_name(_bare(general)), indexed_name(_bare(name or ""))
+    return bool(g and n and g[1].isalpha() and n[1].isdigit() and g[0] == n[0])
 
 
-def within(v: int, head_value: int, b: "HeadBound | StatedBound") -> bool:
+def within(v: int, head_value: int, b: StatedBound) -> bool:
     """Does ``v`` keep the bound ``b`` under the bounding value ``head_value``?"""
     x = abs(v) if b.magnitude else v
     return x <= head_value - b.strict and (b.lo is None or x >= b.lo)

@@ -221,8 +221,9 @@ def covers(p: Section, headers: list[list[str]], blocks: list[list[list[str]]], 
 
 @dataclass(frozen=True)
 class HeaderBound:
-    """Header value ``value`` lies at most at header value ``bound`` - strict ("2 <= k <= n");
-    with ``magnitude``, its absolute value does, and is at least ``lo``."""
+    """Header value ``value`` lies at most at header value ``bound`` - strict ("2 <= k <= n"); with
+    ``magnitude``, its absolute value does, and is at least ``lo`` (the stated minimum: a plain
+    bound keeps a header value's own range for that)."""
 
     value: Ref
     bound: Ref
@@ -251,7 +252,7 @@ def head_bounds(parts: list[Section], splits: list[list[list[list[str]]]], flat:
             except (ValueError, IndexError):
                 ok = False
             if ok:
-                out.append(HeaderBound(a, b, sb.strict, sb.lo if sb.magnitude else None, sb.magnitude))
+                out.append(HeaderBound(a, b, sb.strict, sb.lo, sb.magnitude))
     return out
 
 

@@ -27,11 +27,10 @@ drop or add rows of a block whose count is its own, and change free values.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from .constraints import InputLine, Range, input_lines
+from .constraints import InputLine, Range, indexed_name, input_lines
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
 from .relations import HeadBound, bound_column, infer_head_bounds
@@ -386,9 +385,9 @@ def _name(parts: list[Section], desc: list[InputLine]) -> None:
         elif len(d.names) == len(p.slots):
             for sl, nm in zip(p.slots, d.names):
                 sl.name = nm
-        elif d.listed and len(d.names) == 1 and (first := re.fullmatch(r"([A-Za-z]+)_\{?1\}?", d.names[0])):
+        elif d.listed and len(d.names) == 1 and (first := indexed_name(d.names[0])) and first[1] == "1":
             for k, sl in enumerate(p.slots, 1):
-                sl.name = f"{first.group(1)}_{k}"
+                sl.name = f"{first[0]}_{k}"
 
 
 def _name_blocks(parts: list[Section], desc: list[InputLine]) -> None:
