@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("checktestdata")
 
 from testgen.grammar import Grammar, GrammarError, Plan, draw_family_bounded, plans  # noqa: E402
+from testgen.evaluate import evaluate  # noqa: E402
 from testgen.pipeline import Settings, synthesize  # noqa: E402
 from testgen.grammar.words import Pattern  # noqa: E402
 from testgen.smodel import MAX_INPUT_TOKENS  # noqa: E402
@@ -46,7 +47,7 @@ def accepted(source: str, text: str) -> bool:
         sys.stdin, sys.argv = stdin, argv
 
 
-ALL_PLANS = plans("small", 8) + plans("boundary", 4) + plans("stress", 3)
+ALL_PLANS = plans("small", 8) + plans("boundary", 4) + plans("stress", 3, labels=True)
 
 GRAPH = """INT(1, 500000, n) SPACE INT(1, 500000, m) SPACE INT(1, 1000, k) NEWLINE
 REP(m)
@@ -197,6 +198,68 @@ def test_a_skewed_stress_word_is_a_short_block_repeated_at_the_stated_length():
     p = Pattern("[A-Z]?[a-z]*[aeiou][a-z]*")
     s = p.draw(random.Random(1), length=60, period=3)
     assert s is not None and p.regex.fullmatch(s) and len(set(s[1:])) <= 4
+
+
+def test_a_path_stress_input_numbers_an_edge_list_along_one_long_heavy_path():
+    # The values that number things (the n of INT(1, n) in a loop: vertices, colours) go along a
+    # path: edge k is k+1 -> k+2, so 1 reaches n over n - 1 edges of the greatest weight, where a
+    # random graph reaches it in a few hops (a 32-bit distance overflows only here).
+    g = Grammar(GRAPH)
+    assert g.labels == {"n", "k"}
+    t = g.draw(Plan("stress", "path"), random.Random(3))
+    assert t is not None and accepted(GRAPH, t)
+    lines = t.splitlines()
+    n, m, k = map(int, lines[0].split())
+    assert n == m and n > 10_000  # as many vertices as edges: drawn like a count, as large as fits
+    edges = [tuple(map(int, lines[1 + 2 * i].split())) for i in range(m)]
+    assert [(u, v) for u, v, _ in edges[:n - 1]] == [(i, i + 1) for i in range(1, n)]
+    assert {w for _, _, w in edges} == {10 ** 6}
+    assert {lines[2 + 2 * i].split()[0] for i in range(m)} == {"1"}  # a list within an item: the least
+
+
+def test_where_the_path_breaks_an_assertion_that_value_is_drawn_at_random():
+    # A DAG given as u < v: the path's last edge would wrap around (n -> 1); it is drawn again.
+    src = "INT(2, 1000, n) SPACE INT(1, 1000, m) NEWLINE\nREP(m) INT(1, n, u) SPACE INT(1, n, v) ASSERT(u < v) NEWLINE END\nEOF\n"
+    t = Grammar(src).draw(Plan("stress", "path"), random.Random(5))
+    assert t is not None and accepted(src, t)
+    rows = [tuple(map(int, r.split())) for r in t.splitlines()[1:]]
+    assert rows[:999] == [(i, i + 1) for i in range(1, 1000)] and len(rows) == 1000
+
+
+def test_a_path_plan_comes_last_and_only_where_values_number_things():
+    assert plans("stress", 5, labels=True)[:5] == plans("stress", 5)
+    assert plans("stress", 5, labels=True)[5] == Plan("stress", "path") and len(plans("stress", 5)) == 5
+    assert Grammar(GRID).labels == set() and Grammar(QUERIES).labels == {"n"}
+
+
+def test_the_pipeline_rejects_a_distance_kept_in_32_bits_on_a_long_path(runner):
+    # Shortest time from 1 to n over one-way roads of up to 10^6 seconds each: the sum fits in 32
+    # bits on every random graph (1 reaches n in a few hops, or not at all), not along a path.
+    src = ("INT(2, 200000, n) SPACE INT(1, 200000, m) NEWLINE\n"
+           "REP(m) INT(1, n, u) SPACE INT(1, n, v) SPACE INT(1, 10^6, t) NEWLINE END\nEOF\n")
+    dijkstra = r"""#include <bits/stdc++.h>
+using namespace std;
+typedef DIST D;
+int main() { int n, m; scanf("%d %d", &n, &m); vector<vector<pair<int,int>>> g(n + 1);
+  for (int i = 0; i < m; i++) { int u, v, t; scanf("%d %d %d", &u, &v, &t); g[u].push_back({v, t}); }
+  vector<D> d(n + 1, -1); priority_queue<pair<D,int>, vector<pair<D,int>>, greater<>> q; d[1] = 0; q.push({0, 1});
+  while (!q.empty()) { auto [du, u] = q.top(); q.pop(); if (du != d[u]) continue;
+    for (auto [v, t] : g[u]) if (d[v] < 0 || du + t < d[v]) { d[v] = du + t; q.push({d[v], v}); } }
+  printf("%lld\n", (long long)d[n]); }
+"""
+    gold, narrow = dijkstra.replace("DIST", "long long"), dijkstra.replace("DIST", "int")
+    rec = {"id": "ctd-roads", "io": "stdio",
+           "statement": "Print the shortest time from intersection 1 to intersection n, or -1 if n cannot be reached.",
+           "gold_solutions": [{"language": "cpp", "code": gold}],
+           "seed_tests": [{"stdin": "3 2\n1 2 5\n2 3 7\n", "expected_stdout": "12\n"},
+                          {"stdin": "3 1\n1 2 5\n", "expected_stdout": "-1\n"}],
+           "input_validators": {"input_validators/roads.ctd": src},
+           "heldout_correct": [{"language": "cpp", "code": gold}],
+           "heldout_incorrect": [{"language": "cpp", "code": narrow, "label": "WA"}]}
+    out = synthesize(rec, runner, Settings(mutants=0, max_tests=20, min_tests=3))
+    assert out["testgen"]["status"] == "ok", out["testgen"]
+    pool = evaluate([out], runner).pooled()
+    assert pool["tpr"] == 1.0 and pool["tnr"] == 1.0, pool
 
 
 def test_a_grammar_that_cannot_be_read_is_a_reason_not_a_crash():

@@ -21,7 +21,8 @@ FAMILY_MEMORY = 4 << 30  # ... or its address space past this
 def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> Iterator[tuple[str, str, str]]:
     """(family, input, note) for each input drawn from each script, as it is drawn: half of ``n``
     small and medium ones and a sixth at the boundaries (family ``grammar``), a third in the
-    stress shapes (family ``stress``, note ``shape:grammar-<shape>``); a script that gives
+    stress shapes and one along a path where values number things (family ``stress``, note
+    ``shape:grammar-<shape>``); a script that gives
     nothing yields ("note", why, "")."""
     for k, source in enumerate(grammars):
         try:
@@ -30,7 +31,8 @@ def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> 
             yield "note", f"no inputs drawn from checktestdata script {k + 1}: {e}", ""
             continue
         rng = stream(seed, pid, f"grammar{k}")
-        for plan in plans("small", max(1, n // 2)) + plans("boundary", max(1, n // 6)) + plans("stress", max(1, n // 3)):
+        stress = plans("stress", max(1, n // 3), labels=bool(grammar.labels))
+        for plan in plans("small", max(1, n // 2)) + plans("boundary", max(1, n // 6)) + stress:
             try:
                 text = grammar.draw(plan, rng)
             except GrammarError as e:

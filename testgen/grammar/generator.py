@@ -19,7 +19,8 @@ class Grammar:
     def __init__(self, source: str, seen: str = ""):
         from checktestdata.lib import VarType
 
-        self.code, self.names, self.counts = translate(source)
+        self.code, self.names, self.counts, labels = translate(source)
+        self.labels = frozenset(labels)
         self.variables = [v for v in self.names.values() if isinstance(v, VarType)]
         self.seen = seen
         self.patterns: dict = {}
@@ -35,7 +36,7 @@ class Grammar:
                 return None
             for v in self.variables:
                 v.reset()
-            run = Library(plan, rng, self.counts, scale, self.seen, self.patterns, deadline)
+            run = Library(plan, rng, self.counts, scale, self.seen, self.patterns, deadline, self.labels)
             try:
                 exec(self.code, {**self.names, **run.functions()})  # noqa: S102 - our own translation of the script
             except GrammarError:
@@ -54,12 +55,15 @@ class Grammar:
 STRESS_SHAPES = ("random", "skewed", "equal-max", "random", "equal-min", "skewed")
 
 
-def plans(kind: str, n: int) -> list[Plan]:
+def plans(kind: str, n: int, labels: bool = False) -> list[Plan]:
     """The first ``n`` plans of a family: small inputs (plain, crowded, distinct) and medium ones
-    in turn, boundary ones, or the stress shapes in turn."""
+    in turn, boundary ones, or the stress shapes in turn; and, for a grammar whose values number
+    things (``labels``), one stress input more along a path (drawn last, so the others are the
+    same with or without it)."""
     if kind == "stress":
         return [Plan("stress", shape, distinct=shape in ("random", "skewed"))
-                for shape in (STRESS_SHAPES[i % len(STRESS_SHAPES)] for i in range(n))]
+                for shape in (STRESS_SHAPES[i % len(STRESS_SHAPES)] for i in range(n))] + \
+            ([Plan("stress", "path")] if labels else [])
     if kind == "small":  # plain, crowded, distinct, medium (distinct), in turn
         return [[Plan("small"), Plan("small", crowded=True), Plan("small", distinct=True),
                  Plan("medium", distinct=True)][i % 4] for i in range(n)]

@@ -52,7 +52,11 @@ class Plan:
       the maximum, each other at its maximum or its minimum; every word a block of 2 to 6
       letters repeated, ``WORD_PERIOD``), equal-min / equal-max (every
       non-count value at its bound, every word of one letter, the first or last its pattern
-      allows);
+      allows), path (the values that number things, ``_label``, go along a path: in a loop's
+      k-th iteration its j-th one is the (k + j)-th label, so an edge list is 1-2, 2-3, ...,
+      a tree is a path and the distance across it the longest; how many there are is drawn
+      like a count, a count inside a loop at its minimum, every other value at its maximum: the
+      longest and heaviest path);
     * ``crowded``: values in a narrow window at the bottom of their range (ties, equal neighbours);
     * ``distinct``: the values one call of the script writes within one run of its loop differ (a
       list of distinct colours, the neighbours of a node), as validators often ask beyond what the
@@ -83,8 +87,9 @@ class Library:
     """One attempt at one input: the generating library the rewritten script calls."""
 
     def __init__(self, plan: Plan, rng: random.Random, counts: set[str], scale: float, seen: str,
-                 patterns: dict, deadline: float):
+                 patterns: dict, deadline: float, labels: frozenset = frozenset()):
         self.plan, self.rng, self.counts, self.scale, self.seen = plan, rng, counts, scale, seen
+        self.labels = labels  # the variables that number things (``path``: drawn like counts)
         self.patterns, self.deadline = patterns, deadline
         self.out: list[str] = []
         self.tokens = 0
@@ -99,6 +104,9 @@ class Library:
         self.loops_run = 0
         self.loop_id = 0  # which run of a loop the values now written belong to
         self.used: dict = {}  # (call site, loop run): the values written there (``Plan.distinct``)
+        self.iteration = 0  # the innermost running loop's iteration (``path``)
+        self.ordinal = 0  # labels written in it so far (``path``)
+        self.redraw = False  # the loop body failed once: its labels are drawn at random (``path``)
         from checktestdata.lib import Boolean, Number, String
 
         self.Boolean, self.Number, self.String = Boolean, Number, String
@@ -131,7 +139,9 @@ class Library:
             if self.tokens + self.factor > 2 * MAX_INPUT_TOKENS:
                 self.shrink = min(self.shrink, math.sqrt(2 * MAX_INPUT_TOKENS / (self.tokens + self.factor)))
                 raise _Stop()
+            outer_at = self.iteration, self.ordinal
             for i in range(n):
+                self.iteration, self.ordinal, self.redraw = i, 0, False
                 if i == PROBE:  # what the first iterations wrote, times the rest, must fit too
                     projected = self.tokens + (self.tokens - start) / PROBE * (n - PROBE)
                     if projected > MAX_INPUT_TOKENS:
@@ -139,6 +149,7 @@ class Library:
                         raise _Stop()
                 self.left = n - i
                 yield i
+            self.iteration, self.ordinal = outer_at
         finally:
             self.factor, self.left, self.loop_id = outer, outer_left, outer_id
 
@@ -152,6 +163,7 @@ class Library:
     def restore(self, mark: tuple[int, int]) -> None:
         del self.out[mark[0]:]
         self.tokens = mark[1]
+        self.redraw = True
         self._step()
 
     # -- value choices
@@ -162,6 +174,8 @@ class Library:
             # skewed: the first count at the maximum, each other one at its maximum or its minimum
             if self.plan.shape == "skewed" and self.skew.setdefault(var, bool(self.skew) and rng.random() < 0.5):
                 return lo
+            if self.plan.shape == "path" and self.factor > 1:  # a list within an item: the least
+                return lo
             return lo + int((hi - lo) * self.scale)
         if kind == "boundary":
             return rng.choice((lo, min(hi, lo + 1), min(hi, lo + 2)))
@@ -169,7 +183,7 @@ class Library:
         return rng.randint(lo, min(hi, top))
 
     def _int(self, var: Optional[str], lo: int, hi: int, site: Optional[int] = None) -> int:
-        if var in self.counts:
+        if var in self.counts or (self.plan.shape == "path" and var in self.labels):
             return self._count(var, lo, hi)
         if not self.plan.distinct or site is None:
             return self._value(lo, hi)
@@ -192,7 +206,7 @@ class Library:
         if plan.kind == "stress":
             if plan.shape == "equal-min":
                 return lo
-            if plan.shape == "equal-max":
+            if plan.shape in ("equal-max", "path"):
                 return hi
             return rng.randint(lo, hi)
         if plan.crowded:
@@ -223,9 +237,18 @@ class Library:
             raise _Reject()
         return (int(lo), int(hi), rising) if integral else (lo, hi, rising)
 
-    def INT(self, lo, hi, constraint=None, _to=None, _bounds=None, _site=None):  # noqa: N802 - the script's names
+    def INT(self, lo, hi, constraint=None, _to=None, _bounds=None, _site=None, _label=False):  # noqa: N802
+        path = _label and self.plan.shape == "path" and _to not in self.counts
+        if path and not self.redraw:  # along the path; a body that fails is drawn again, at random
+            first, last = int(lo.value), int(hi.value)
+            v = first + (self.iteration + self.ordinal) % max(1, last - first + 1)
+            self.ordinal += 1
+            self._emit(str(v))
+            return self.Number(v)
         a, b, rising = self._narrow(int(lo.value), int(hi.value), _bounds)
-        if rising and _to not in self.counts and self.plan.kind != "boundary":
+        if path:
+            v = self.rng.randint(a, b)
+        elif rising and _to not in self.counts and self.plan.kind != "boundary":
             # a rising chain: a step that leaves room for the rest of its loop, and the chain ends
             # about half way to the bound (a later ASSERT(last < end) often ties it to a value
             # drawn before it)

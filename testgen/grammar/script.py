@@ -3,7 +3,8 @@
 ``checktestdata`` (pyctd) turns a script into Python that reads an input; ``translate`` parses
 that Python and rewrites it for ``library.Library``, the generating side:
 
-* the variables that size something are found (``count_variables``);
+* the variables that size something are found (``count_variables``), and those that number
+  the things a loop lists (``label_variables``: the n of ``INT(1, n)`` in a loop body);
 * each value call is told which variable it fills, which place of the script it is (for
   ``Plan.distinct``) and what the assertions right after it ask of it (``bound_hints``);
 * every loop body is drawn again when it fails (its own ``break``/``continue`` kept), every
@@ -73,6 +74,50 @@ def count_variables(tree: ast.AST) -> set[str]:
     return counts
 
 
+def _constant(expr: ast.AST, names: dict) -> Optional[int]:
+    """The integer a translated constant (``const_3``) stands for, else None."""
+    if isinstance(expr, ast.Name) and expr.id.startswith("const_"):
+        value = getattr(names.get(expr.id), "value", None)
+        if isinstance(value, int) or (hasattr(value, "denominator") and value.denominator == 1):
+            return int(value)
+    return None
+
+
+def _variable(expr: ast.AST) -> Optional[str]:
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id.startswith("var_"):
+        return expr.value.id[4:]
+    return None
+
+
+def label_of(call: ast.AST, names: dict) -> Optional[str]:
+    """The variable n when ``call`` is ``INT(1, n)`` or ``INT(0, n - 1)`` (and the like): a value
+    that numbers one of n things (a vertex, a colour, a position)."""
+    if _call_name(call) != "INT" or len(call.args) < 2:
+        return None
+    lo, hi = call.args[0], call.args[1]
+    low = _constant(lo, names)
+    if low not in (0, 1):
+        return None
+    if (var := _variable(hi)) is not None:
+        return var
+    if isinstance(hi, ast.BinOp) and isinstance(hi.op, ast.Sub) and _constant(hi.right, names) == 1:
+        return _variable(hi.left)
+    return None
+
+
+def label_variables(tree: ast.AST, names: dict) -> set[str]:
+    """Variables that number what a loop lists: the n of ``INT(1, n)`` (or ``INT(0, n - 1)``) in a
+    loop's body, the vertices of an edge list, the colours of a list of colours."""
+    labels: set[str] = set()
+    for loop in ast.walk(tree):
+        if isinstance(loop, (ast.For, ast.While)):
+            for stmt in loop.body:
+                for node in ast.walk(stmt):
+                    if (var := label_of(node, names)) is not None:
+                        labels.add(var)
+    return labels
+
+
 _MIRROR = {ast.Eq: "==", ast.LtE: "<=", ast.Lt: "<", ast.GtE: ">=", ast.Gt: ">"}
 _FLIP = {"==": "==", "<=": ">=", "<": ">", ">=": "<=", ">": "<"}
 _LOOKAHEAD = 12  # assertions at most this many statements after a value bound it
@@ -105,11 +150,16 @@ def _solve(side: ast.expr, target: str) -> Optional[ast.expr]:
 def bound_hints(assign: ast.Assign, after: list[ast.stmt]) -> list[tuple[str, ast.expr]]:
     """The assertions just after ``x = INT(...)`` (or ``s = REGEX(...)``) that bound x (the
     length of s): (op, the bound's expression), x on the left: ``ASSERT(xp < x)`` gives
-    (">", xp); ``ASSERT(s1 + s2 == n + 1)`` after s2 gives ("==", n + 1 - (s1 + 0))."""
+    (">", xp); ``ASSERT(s1 + s2 == n + 1)`` after s2 gives ("==", n + 1 - (s1 + 0)). A bound that
+    names a value drawn after x (``ASSERT(u < v)`` after u) is none: the v it would read is the
+    last row's."""
     target = ast.unparse(assign.targets[0])
     is_word = _call_name(assign.value) == "REGEX"
     hints: list[tuple[str, ast.expr]] = []
+    later: set[str] = set()  # values drawn after x: a bound naming one is not known when x is
     for stmt in after[:_LOOKAHEAD]:
+        if isinstance(stmt, ast.Assign) and (var := _target_var(stmt)):
+            later.add(var)
         if not (isinstance(stmt, ast.Expr) and _call_name(stmt.value) == "ASSERT" and stmt.value.args):
             continue
         cmp = stmt.value.args[0]
@@ -117,7 +167,7 @@ def bound_hints(assign: ast.Assign, after: list[ast.stmt]) -> list[tuple[str, as
             continue
         op = _MIRROR[type(cmp.ops[0])]
         for this, other, o in ((cmp.left, cmp.comparators[0], op), (cmp.comparators[0], cmp.left, _FLIP[op])):
-            if target in ast.unparse(other):
+            if target in ast.unparse(other) or _names(other) & later:
                 continue
             if is_word:
                 if _call_name(this) == "STRLEN" and this.args and ast.unparse(this.args[0]) == target:
@@ -146,9 +196,11 @@ class _LoopExits(ast.NodeTransformer):
 
 class _Rewrite(ast.NodeTransformer):
     """Loop bodies drawn again when they fail; value calls told their place in the script, the
-    variable they fill and the bounds the assertions after them set (``bound_hints``)."""
+    variable they fill, the bounds the assertions after them set (``bound_hints``) and whether
+    they number things (``label_variables``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: dict, labels: set[str]) -> None:
+        self.names, self.labels = names, labels
         self.loops = 0
         self.sites = 0
 
@@ -159,6 +211,8 @@ class _Rewrite(ast.NodeTransformer):
             if isinstance(stmt, (ast.Assign, ast.Expr)) and _call_name(stmt.value) in _VALUE_CALLS:
                 stmt.value.keywords.append(ast.keyword("_site", ast.Constant(self.sites)))
                 self.sites += 1
+                if label_of(stmt.value, self.names) in self.labels:
+                    stmt.value.keywords.append(ast.keyword("_label", ast.Constant(True)))
             if isinstance(stmt, ast.Assign) and (var := _target_var(stmt)) and _call_name(stmt.value) in _VALUE_CALLS:
                 stmt.value.keywords.append(ast.keyword("_to", ast.Constant(var)))
                 hints = bound_hints(stmt, body[i + 1:])
@@ -235,13 +289,15 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
 
-def translate(source: str) -> tuple[Any, dict[str, Any], set[str]]:
-    """(the rewritten script's code, the package's names it runs with, the count variables)."""
+def translate(source: str) -> tuple[Any, dict[str, Any], set[str], set[str]]:
+    """(the rewritten script's code, the package's names it runs with, the count variables, the
+    label variables)."""
     read, why = read_script(source, lambda parser: (ast.parse(parser.python_code(standalone=False)),
                                                     parser.python_globals()))
     if read is None:
         raise GrammarError(why)
     tree, names = read
     counts = count_variables(tree)
-    tree = ast.fix_missing_locations(_Rewrite().visit(tree))
-    return compile(tree, "<checktestdata grammar>", "exec"), names, counts
+    labels = label_variables(tree, names)
+    tree = ast.fix_missing_locations(_Rewrite(names, labels).visit(tree))
+    return compile(tree, "<checktestdata grammar>", "exec"), names, counts, labels
