@@ -217,6 +217,15 @@ def test_a_path_stress_input_numbers_an_edge_list_along_one_long_heavy_path():
     assert {lines[2 + 2 * i].split()[0] for i in range(m)} == {"1"}  # a list within an item: the least
 
 
+def test_a_star_stress_input_puts_every_edge_at_the_first_vertex():
+    t = Grammar(GRAPH).draw(Plan("stress", "star"), random.Random(3))
+    assert t is not None and accepted(GRAPH, t)
+    lines = t.splitlines()
+    n, m, _ = map(int, lines[0].split())
+    edges = [tuple(map(int, lines[1 + 2 * i].split()[:2])) for i in range(m)]
+    assert n == m and edges[:n - 1] == [(1, i) for i in range(2, n + 1)]
+
+
 def test_where_the_path_breaks_an_assertion_that_value_is_drawn_at_random():
     # A DAG given as u < v: the path's last edge would wrap around (n -> 1); it is drawn again.
     src = "INT(2, 1000, n) SPACE INT(1, 1000, m) NEWLINE\nREP(m) INT(1, n, u) SPACE INT(1, n, v) ASSERT(u < v) NEWLINE END\nEOF\n"
@@ -226,9 +235,10 @@ def test_where_the_path_breaks_an_assertion_that_value_is_drawn_at_random():
     assert rows[:999] == [(i, i + 1) for i in range(1, 1000)] and len(rows) == 1000
 
 
-def test_a_path_plan_comes_last_and_only_where_values_number_things():
+def test_path_and_star_plans_come_last_and_only_where_values_number_things():
     assert plans("stress", 5, labels=True)[:5] == plans("stress", 5)
-    assert plans("stress", 5, labels=True)[5] == Plan("stress", "path") and len(plans("stress", 5)) == 5
+    assert plans("stress", 5, labels=True)[5:] == [Plan("stress", "path"), Plan("stress", "star")]
+    assert len(plans("stress", 5)) == 5
     assert Grammar(GRID).labels == set() and Grammar(QUERIES).labels == {"n"}
 
 

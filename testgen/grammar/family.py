@@ -21,9 +21,9 @@ FAMILY_MEMORY = 4 << 30  # ... or its address space past this
 def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> Iterator[tuple[str, str, str]]:
     """(family, input, note) for each input drawn from each script, as it is drawn: half of ``n``
     small and medium ones and a sixth at the boundaries (family ``grammar``), a third in the
-    stress shapes and one along a path where values number things (family ``stress``, note
-    ``shape:grammar-<shape>``); a script that gives
-    nothing yields ("note", why, "")."""
+    stress shapes and, where values number things, one along a path and one around a star
+    (family ``stress``, note ``shape:grammar-<shape>``); a script that gives nothing yields
+    ("note", why, "")."""
     for k, source in enumerate(grammars):
         try:
             grammar = Grammar(source, seen)

@@ -58,12 +58,12 @@ STRESS_SHAPES = ("random", "skewed", "equal-max", "random", "equal-min", "skewed
 def plans(kind: str, n: int, labels: bool = False) -> list[Plan]:
     """The first ``n`` plans of a family: small inputs (plain, crowded, distinct) and medium ones
     in turn, boundary ones, or the stress shapes in turn; and, for a grammar whose values number
-    things (``labels``), one stress input more along a path (drawn last, so the others are the
-    same with or without it)."""
+    things (``labels``), two stress inputs more, along a path and around a star (drawn last, so
+    the others are the same with or without them)."""
     if kind == "stress":
         return [Plan("stress", shape, distinct=shape in ("random", "skewed"))
                 for shape in (STRESS_SHAPES[i % len(STRESS_SHAPES)] for i in range(n))] + \
-            ([Plan("stress", "path")] if labels else [])
+            ([Plan("stress", "path"), Plan("stress", "star")] if labels else [])
     if kind == "small":  # plain, crowded, distinct, medium (distinct), in turn
         return [[Plan("small"), Plan("small", crowded=True), Plan("small", distinct=True),
                  Plan("medium", distinct=True)][i % 4] for i in range(n)]

@@ -25,6 +25,7 @@ CROWDED_SPAN = 10
 PROBE = 16  # a loop's first iterations: how much the rest of it will write is judged from them
 WORD_PERIOD = (2, 6)  # a skewed stress input's words repeat a block of this many letters
 STRESS_WORD = 2000  # a stress word whose length nothing bounds: this long (scaled like the counts)
+LABEL_SHAPES = ("path", "star")  # the stress shapes that place the values numbering things (``Plan``)
 
 
 class _Reject(Exception):
@@ -56,7 +57,8 @@ class Plan:
       k-th iteration its j-th one is the (k + j)-th label, so an edge list is 1-2, 2-3, ...,
       a tree is a path and the distance across it the longest; how many there are is drawn
       like a count, a count inside a loop at its minimum, every other value at its maximum: the
-      longest and heaviest path);
+      longest and heaviest path), star (the same, but each iteration's first label is the first:
+      an edge list is 1-2, 1-3, ..., every edge at one vertex);
     * ``crowded``: values in a narrow window at the bottom of their range (ties, equal neighbours);
     * ``distinct``: the values one call of the script writes within one run of its loop differ (a
       list of distinct colours, the neighbours of a node), as validators often ask beyond what the
@@ -174,7 +176,7 @@ class Library:
             # skewed: the first count at the maximum, each other one at its maximum or its minimum
             if self.plan.shape == "skewed" and self.skew.setdefault(var, bool(self.skew) and rng.random() < 0.5):
                 return lo
-            if self.plan.shape == "path" and self.factor > 1:  # a list within an item: the least
+            if self.plan.shape in LABEL_SHAPES and self.factor > 1:  # a list within an item: the least
                 return lo
             return lo + int((hi - lo) * self.scale)
         if kind == "boundary":
@@ -183,7 +185,7 @@ class Library:
         return rng.randint(lo, min(hi, top))
 
     def _int(self, var: Optional[str], lo: int, hi: int, site: Optional[int] = None) -> int:
-        if var in self.counts or (self.plan.shape == "path" and var in self.labels):
+        if var in self.counts or (self.plan.shape in LABEL_SHAPES and var in self.labels):
             return self._count(var, lo, hi)
         if not self.plan.distinct or site is None:
             return self._value(lo, hi)
@@ -206,7 +208,7 @@ class Library:
         if plan.kind == "stress":
             if plan.shape == "equal-min":
                 return lo
-            if plan.shape in ("equal-max", "path"):
+            if plan.shape == "equal-max" or plan.shape in LABEL_SHAPES:
                 return hi
             return rng.randint(lo, hi)
         if plan.crowded:
@@ -238,10 +240,11 @@ class Library:
         return (int(lo), int(hi), rising) if integral else (lo, hi, rising)
 
     def INT(self, lo, hi, constraint=None, _to=None, _bounds=None, _site=None, _label=False):  # noqa: N802
-        path = _label and self.plan.shape == "path" and _to not in self.counts
+        path = _label and self.plan.shape in LABEL_SHAPES and _to not in self.counts
         if path and not self.redraw:  # along the path; a body that fails is drawn again, at random
             first, last = int(lo.value), int(hi.value)
-            v = first + (self.iteration + self.ordinal) % max(1, last - first + 1)
+            hub = self.plan.shape == "star" and self.ordinal == 0
+            v = first if hub else first + (self.iteration + self.ordinal) % max(1, last - first + 1)
             self.ordinal += 1
             self._emit(str(v))
             return self.Number(v)
