@@ -91,7 +91,7 @@ class Library:
     def __init__(self, plan: Plan, rng: random.Random, counts: set[str], scale: float, seen: str,
                  patterns: dict, deadline: float, labels: frozenset = frozenset()):
         self.plan, self.rng, self.counts, self.scale, self.seen = plan, rng, counts, scale, seen
-        self.labels = labels  # the variables that number things (``path``: drawn like counts)
+        self.labels = labels  # the variables that number things (``LABEL_SHAPES``: drawn like counts)
         self.patterns, self.deadline = patterns, deadline
         self.out: list[str] = []
         self.tokens = 0
@@ -106,9 +106,9 @@ class Library:
         self.loops_run = 0
         self.loop_id = 0  # which run of a loop the values now written belong to
         self.used: dict = {}  # (call site, loop run): the values written there (``Plan.distinct``)
-        self.iteration = 0  # the innermost running loop's iteration (``path``)
-        self.ordinal = 0  # labels written in it so far (``path``)
-        self.redraw = False  # the loop body failed once: its labels are drawn at random (``path``)
+        self.iteration = 0  # the innermost running loop's iteration (``LABEL_SHAPES``)
+        self.ordinal = 0  # labels written in it so far (``LABEL_SHAPES``)
+        self.redraw = False  # the loop body failed once: its labels are drawn at random (``LABEL_SHAPES``)
         from checktestdata.lib import Boolean, Number, String
 
         self.Boolean, self.Number, self.String = Boolean, Number, String
@@ -241,7 +241,7 @@ class Library:
 
     def INT(self, lo, hi, constraint=None, _to=None, _bounds=None, _site=None, _label=False):  # noqa: N802
         path = _label and self.plan.shape in LABEL_SHAPES and _to not in self.counts
-        if path and not self.redraw:  # along the path; a body that fails is drawn again, at random
+        if path and not self.redraw:  # along the path or star; a body that fails is drawn again, at random
             first, last = int(lo.value), int(hi.value)
             hub = self.plan.shape == "star" and self.ordinal == 0
             v = first if hub else first + (self.iteration + self.ordinal) % max(1, last - first + 1)
