@@ -133,6 +133,7 @@ class Library:
         more than the budget allows (a stress input that is too big is found before it is drawn)."""
         n = int(count)
         outer, outer_left, outer_id = self.factor, self.left, self.loop_id
+        outer_at = self.iteration, self.ordinal
         self.factor = outer * max(1, n)
         self.loops_run += 1
         self.loop_id = self.loops_run
@@ -141,7 +142,6 @@ class Library:
             if self.tokens + self.factor > 2 * MAX_INPUT_TOKENS:
                 self.shrink = min(self.shrink, math.sqrt(2 * MAX_INPUT_TOKENS / (self.tokens + self.factor)))
                 raise _Stop()
-            outer_at = self.iteration, self.ordinal
             for i in range(n):
                 self.iteration, self.ordinal, self.redraw = i, 0, False
                 if i == PROBE:  # what the first iterations wrote, times the rest, must fit too
@@ -151,9 +151,9 @@ class Library:
                         raise _Stop()
                 self.left = n - i
                 yield i
-            self.iteration, self.ordinal = outer_at
         finally:
             self.factor, self.left, self.loop_id = outer, outer_left, outer_id
+            self.iteration, self.ordinal = outer_at
 
     def attempts(self) -> Iterator[int]:
         return iter(range(LOOP_TRIES))
@@ -240,8 +240,8 @@ class Library:
         return (int(lo), int(hi), rising) if integral else (lo, hi, rising)
 
     def INT(self, lo, hi, constraint=None, _to=None, _bounds=None, _site=None, _label=False):  # noqa: N802
-        path = _label and self.plan.shape in LABEL_SHAPES and _to not in self.counts
-        if path and not self.redraw:  # along the path or star; a body that fails is drawn again, at random
+        placed = _label and self.plan.shape in LABEL_SHAPES and _to not in self.counts
+        if placed and not self.redraw:  # along the path or star; a body that fails is drawn again, at random
             first, last = int(lo.value), int(hi.value)
             hub = self.plan.shape == "star" and self.ordinal == 0
             v = first if hub else first + (self.iteration + self.ordinal) % max(1, last - first + 1)
@@ -249,7 +249,7 @@ class Library:
             self._emit(str(v))
             return self.Number(v)
         a, b, rising = self._narrow(int(lo.value), int(hi.value), _bounds)
-        if path:
+        if placed:
             v = self.rng.randint(a, b)
         elif rising and _to not in self.counts and self.plan.kind != "boundary":
             # a rising chain: a step that leaves room for the rest of its loop, and the chain ends

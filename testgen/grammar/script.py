@@ -33,11 +33,15 @@ def _call_name(node: ast.AST) -> str:
     return node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else ""
 
 
-def _target_var(node: ast.Assign) -> Optional[str]:
-    t = node.targets[0] if len(node.targets) == 1 else None
-    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id.startswith("var_"):
-        return t.value.id[4:]
+def _variable(expr: Optional[ast.AST]) -> Optional[str]:
+    """The script variable ``expr`` reads or writes (``var_n[None]`` is n), else None."""
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id.startswith("var_"):
+        return expr.value.id[4:]
     return None
+
+
+def _target_var(node: ast.Assign) -> Optional[str]:
+    return _variable(node.targets[0]) if len(node.targets) == 1 else None
 
 
 def count_variables(tree: ast.AST) -> set[str]:
@@ -80,12 +84,6 @@ def _constant(expr: ast.AST, names: dict) -> Optional[int]:
         value = getattr(names.get(expr.id), "value", None)
         if isinstance(value, int) or (hasattr(value, "denominator") and value.denominator == 1):
             return int(value)
-    return None
-
-
-def _variable(expr: ast.AST) -> Optional[str]:
-    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id.startswith("var_"):
-        return expr.value.id[4:]
     return None
 
 
