@@ -20,8 +20,7 @@ import threading
 import time
 from typing import Any, Optional, Sequence
 
-import httpx
-
+from .keepalive import KeepAliveClient
 from .measure import ERROR, Item, ItemResult, Measurement, drive, judge
 from .results import from_fusion, from_run_result, fusion_body, run_body
 from .server import Server, ServerError
@@ -230,7 +229,7 @@ class _HttpMode(Mode):
     def __init__(self, ctx: Context, concurrency: int):
         self.ctx, self.concurrency = ctx, concurrency
         self.server: Optional[Server] = None
-        self.http: Optional[httpx.Client] = None
+        self.http: Optional[KeepAliveClient] = None
 
     def open(self) -> None:
         log = os.path.join(self.ctx.scratch, f"server-{self.name}.log")
@@ -240,9 +239,7 @@ class _HttpMode(Mode):
         except ServerError as e:
             self.server = None
             raise ModeUnavailable(str(e)) from None
-        self.http = httpx.Client(base_url=url, timeout=httpx.Timeout(300.0, connect=10.0),
-                                 limits=httpx.Limits(max_connections=self.concurrency,
-                                                     max_keepalive_connections=self.concurrency))
+        self.http = KeepAliveClient(url)
 
     def close(self) -> None:
         if self.http is not None:
@@ -263,14 +260,14 @@ class _HttpMode(Mode):
         assert self.http is not None
         retries = 0
         while True:
-            r = self.http.post(path, json=body)
-            if r.status_code == 429 and retries < self.retry_limit:
+            status, payload = self.http.post(path, body)
+            if status == 429 and retries < self.retry_limit:
                 retries += 1
                 time.sleep(0.05)  # a short pause, counted: a trainer would see this as back-pressure
                 continue
-            if r.status_code != 200:
-                return None, retries, f"HTTP {r.status_code}: {r.text[:300]}"
-            return r.json(), retries, ""
+            if status != 200:
+                return None, retries, f"HTTP {status}: {payload[:300].decode(errors='replace')}"
+            return json.loads(payload), retries, ""
 
 
 class HttpRunMode(_HttpMode):

@@ -64,7 +64,8 @@ class Sandbox:
         self._closed = False
         self._stats_lock = threading.Lock()
         self.stats = {"executions": 0, "compiles": 0, "cache_hits": 0}
-        self.compiler = Compiler(self.cache, self.scratch, self.execute, self.config.compile_wall_max_s, self.count)
+        self.compiler = Compiler(self.cache, self.scratch, self.execute, self.config.compile_wall_max_s, self.count,
+                                 inline_programs=getattr(self.backend, "inline_programs", False))
 
     def count(self, name: str, n: int = 1) -> None:
         with self._stats_lock:

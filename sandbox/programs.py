@@ -53,14 +53,18 @@ def exec_limits(limits: Limits, tc: Optional[Toolchain] = None) -> ExecLimits:
 class Program:
     """A compiled (or stored) program ready to run: where its files are and how to start it."""
 
-    def __init__(self, toolchain: Toolchain, folder: str, source_name: str, entry_point: Optional[str] = None,
-                 key: str = "", python_source: Optional[str] = None):
+    def __init__(self, toolchain: Toolchain, folder: Optional[str], source_name: str, entry_point: Optional[str] = None,
+                 key: str = "", python_source: Optional[str] = None, files: Optional[dict[str, str]] = None):
+        """``folder``: the compile cache's folder of the program; or None and ``files``, the
+        program's files in memory (a language with no compile step, on a backend that takes them
+        inline)."""
         self.key = key
         self.toolchain = toolchain
         self.folder = folder
         self.source_name = source_name
         self.entry_point = entry_point
         self._source = python_source
+        self._files = {name: text.encode("utf-8", "surrogatepass") for name, text in (files or {}).items()}
 
     @property
     def is_python(self) -> bool:
@@ -76,7 +80,7 @@ class Program:
         else:
             argv = tc.fmt(tc.language.run, self.source_name, limits.memory_mb) + list(extra_args)
         return ExecSpec(argv=argv, limits=exec_limits(limits, tc), stdin=stdin, program_dir=self.folder,
-                        files=files or {}, python_inline=inline, env=dict(tc.language.env))
+                        program_files=self._files, files=files or {}, python_inline=inline, env=dict(tc.language.env))
 
     def _python_source(self) -> str:
         if self._source is None:
@@ -112,8 +116,9 @@ class Compiler:
     """Turns (language, code, limits) into a cached Program, compiling at most once per key."""
 
     def __init__(self, cache: CompileCache, scratch: str, execute: Callable[[ExecSpec, Any, Any], Any],
-                 compile_wall_max_s: float, count: Callable[[str], None]):
+                 compile_wall_max_s: float, count: Callable[[str], None], inline_programs: bool = False):
         self.cache = cache
+        self.inline_programs = inline_programs  # the backend takes a program's files in memory
         self.scratch = scratch
         self._execute = execute
         self.compile_wall_max_s = compile_wall_max_s
@@ -153,6 +158,10 @@ class Compiler:
         files = {src: code} if entry_point is None else program_files(code)
         extra = {k: v for k, v in (extra_files or {}).items() if k not in files}
         key = self.key(tc, src, files, limits, extra)
+        if lang.compile is None and not extra and self.inline_programs:
+            # Nothing to compile, nothing to keep: the files travel with each execution.
+            return Program(tc, None, src, entry_point, key, python_source=files.get(DRIVER_NAME, files.get(src)),
+                           files=files), CompileResult(ok=True), False
         with self.cache.key_lock(key):
             hit = self.cache.get(key)
             if hit is not None:

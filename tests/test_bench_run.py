@@ -56,3 +56,29 @@ def test_bench_rejects_unknown_mode():
     p = _bench("--modes", "floor,warp-drive", timeout=60)
     assert p.returncode == 2
     assert "warp-drive" in p.stderr
+
+
+def test_rounds_measure_each_checkout_in_turn_and_print_medians(tmp_path):
+    """bench/rounds.py: every round runs each checkout's bench (here this one, twice, as "before"
+    and "after"), /run_code through the kept-alive driver with no wrong verdict, then medians."""
+    out = tmp_path / "rounds.json"
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "rounds.py"), "--rounds", "2",
+                        "--trees", f"{ROOT},{ROOT}", "--json", str(out), "--",
+                        "--workloads", "W1", "--modes", "floor,http-run-code", "--limit", "2", "--no-after"],
+                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    rows = doc["rows"]
+    assert [(r["round"], r["mode"]) for r in rows] == [(1, "floor"), (1, "http-run-code")] * 2 + \
+        [(2, "floor"), (2, "http-run-code")] * 2
+    for r in rows:
+        assert r["wrong"] == 0 and r["errors"] == 0, r
+        assert r["exec_per_s"] > 0 and r["x_floor"] is not None
+    assert "median over rounds:" in p.stdout and "http-run-code  W1: x floor" in p.stdout
+
+
+def test_rounds_pass_on_a_bad_bench_argument_as_exit_2():
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "rounds.py"), "--rounds", "1", "--",
+                        "--modes", "floor,warp-drive"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 2
+    assert "warp-drive" in p.stderr

@@ -141,3 +141,43 @@ def test_a_compiler_does_not_read_its_own_stdio_as_a_source(sandbox, device):
     res = sandbox.run(RunRequest(language="c", code=code, tests=[TestCase()], limits=Limits(compile_time_s=10)))
     assert time.monotonic() - t0 < 8 and "timed out" not in res.compile.stderr, res.compile
     assert res.verdict in (Verdict.AC, Verdict.CE), res
+
+
+PROG_PROBE = {
+    # Each prints: its own file is its source, read-only (and root's); then what /prog holds.
+    "python": ("import os, sys\nsrc = open('/prog/main.py').read()\n"
+               "print(src == open(sys.argv[0]).read(), os.access('/prog/main.py', os.W_OK), "
+               "os.stat('/prog/main.py').st_uid, ' '.join(sorted(os.listdir('/prog'))))\n# probe {n}\n"),
+    "bash": ("cmp -s /prog/main.sh \"$0\" && echo True; test -w /prog/main.sh && echo writable || echo False; "
+             "shopt -s dotglob nullglob; cd /prog && echo *\n# probe {n}\n"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(PROG_PROBE))
+def test_a_program_with_no_compile_step_runs_from_prog_and_leaves_no_cache_folder(sandbox, language):
+    """Python and the other interpreted languages: the program's file is at /prog, read-only and
+    root's, exactly its source. On a backend that takes programs inline (native) nothing of it
+    goes to the compile cache's folder on the host's disk, however many distinct programs come:
+    a trainer's completions are all distinct, and each folder cost file system operations
+    per request (and a read of the file back per execution)."""
+    inline = sandbox.backend.name == "native"
+    before = set(os.listdir(sandbox.cache.root)) if os.path.isdir(sandbox.cache.root) else set()
+    name = "main.py" if language == "python" else "main.sh"
+    for n in range(3):
+        res = sandbox.run(RunRequest(language=language, code=PROG_PROBE[language].format(n=n), tests=[TestCase()]))
+        assert res.verdict == Verdict.AC, res
+        lines = res.tests[0].stdout.split("\n")
+        if language == "python":
+            same, writable, uid, listing = lines[0].split(" ", 3)
+            assert (same, writable, uid) == ("True", "False", "0"), lines
+        else:  # bash's own tests and globs: coreutils' statx fails under gVisor
+            assert lines[:2] == ["True", "False"], lines
+            listing = lines[2]
+        assert name in listing.split()
+        if inline:
+            assert listing.split() == [name], listing  # only the program: no cache metadata beside it
+    after = set(os.listdir(sandbox.cache.root)) if os.path.isdir(sandbox.cache.root) else set()
+    if inline:
+        assert after == before, after - before
+    else:
+        assert len(after - before) == 3  # Docker sends each program to its containers once, from its folder

@@ -32,6 +32,9 @@ class ExecSpec:
     # Host folder with the program's files, read-only at /prog (native: a tmpfs copy; Docker:
     # sent once per container and cached there).
     program_dir: Optional[str] = None
+    # The program's files given in memory instead (name -> bytes; a backend whose
+    # ``inline_programs`` is true): read-only at /prog all the same, nothing on the host's disk.
+    program_files: dict[str, bytes] = field(default_factory=dict)
     # The compile step: a host folder whose files are copied into the run's /work, and which
     # afterwards holds exactly what /work held (backends/files.py); None: a fresh, empty /work.
     work_dir: Optional[str] = None
@@ -62,6 +65,10 @@ class Deadline:
 class Backend(Protocol):
     name: str
     slots: int
+    # Whether ``ExecSpec.program_files`` may stand for ``program_dir``: a program with no compile
+    # step then never touches the disk (the compile cache folder costs a few file system
+    # operations per distinct program, which a trainer's unique completions would pay each time).
+    inline_programs: bool
 
     def execute(self, spec: ExecSpec) -> Facts:
         """Run one command in a fresh jail and report what happened (facts, never a verdict);

@@ -350,12 +350,16 @@ class NativeBox:
                 os.close(fd)
         if _collects_work(job):
             self._compile_dev()
-        if self.program_dir_fd is not None:
+        given = files_from_job(job, "prog:")  # a program given inline (no compile step): no host folder
+        if self.program_dir_fd is not None or given:
             prog = os.path.join(r, "prog")
             mount("prog", prog, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755")
-            copy_tree(self.program_dir_fd, prog)
-            os.close(self.program_dir_fd)
-            self.program_dir_fd = None
+            if self.program_dir_fd is not None:
+                copy_tree(self.program_dir_fd, prog)
+                os.close(self.program_dir_fd)
+                self.program_dir_fd = None
+            else:
+                write_tree(prog, given)
             mount(None, prog, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
         self._lend_mount_namespace()
         os.chdir("/")

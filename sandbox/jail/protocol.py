@@ -167,7 +167,8 @@ class Job:
     keys to evict."""
     blobs: dict[str, bytes] = field(default_factory=dict)
     """Named byte strings for the box: ``work:<name>`` (the compile step's files, both
-    backends), ``prog:<name>`` (Docker: the program's files for its cache)."""
+    backends), ``prog:<name>`` (the program's files, modes in ``box["prog:modes"]``: Docker,
+    for its cache; native, a program given inline instead of ``program_dir``, for /prog)."""
     fetch: Optional[list[str]] = None
     """Paths to read back once the program and everything it started have ended
     (SandboxFusion's ``fetch_files``): relative to /work, or absolute under /work/ or /mnt/

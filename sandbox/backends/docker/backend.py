@@ -46,6 +46,7 @@ _toolchain_lock = threading.Lock()
 
 class DockerBackend:
     name = "docker"
+    inline_programs = False  # a container caches each program by its host folder (``program_key``)
 
     def __init__(self, config: Any, settings: Optional[DockerSettings] = None):
         self.config = config

@@ -25,6 +25,7 @@ from typing import Optional
 from ...config import SandboxConfig
 from ...jail import protocol
 from ...jail.boot import BOOTSTRAP, boot_message
+from ...jail.tree import files_to_job
 from ..base import ExecResult, ExecSpec
 from ..files import work_from_reply, work_into_job
 from . import cgroups
@@ -155,6 +156,7 @@ class SlotProcess:
 
 class NativeBackend:
     name = "native"
+    inline_programs = True  # the program's process writes them into its own /prog tmpfs
 
     def __init__(self, config: SandboxConfig, python: str, toolchain_binds: list[tuple[str, str]]):
         self.config = config
@@ -263,6 +265,8 @@ class NativeBackend:
             argv=list(spec.argv), env=dict(spec.env), stdin=spec.stdin, files=dict(spec.files),
             python_source=spec.python_inline, program_dir=spec.program_dir,
             fetch=None if spec.fetch is None else list(spec.fetch))
+        if spec.program_files:
+            files_to_job({name: (0o444, data) for name, data in spec.program_files.items()}, "prog:", job)
         work_cap = spec.limits.tmpfs_bytes()  # the size of the run's /work tmpfs
         if spec.work_dir:
             problem = work_into_job(spec.work_dir, job, work_cap)
