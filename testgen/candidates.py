@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 FAMILIES = ("seed", "regular", "boundary", "special", "stress", "mutation", "relations", "structured", "widen",
-            "grammar", "llm-regular", "llm-corner")
+            "grammar", "corner", "llm-regular", "llm-corner")
 
 
 def canonical_key(value: Any) -> str:

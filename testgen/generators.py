@@ -220,9 +220,10 @@ def generate(problem_io: str, model: Any, seeds: list[dict[str, Any]], seed: int
 
 def grammar_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> tuple[list[Candidate], list[str]]:
     """Inputs drawn from the problem's checktestdata scripts (``testgen.grammar``, in a child
-    process bounded in time and memory): family ``grammar``, and ``stress`` for the stress shapes
-    (each shape kept by selection like the input model's). Returns them and, per script that
-    could not be used, why."""
+    process bounded in time and memory): family ``grammar``, ``corner`` for the corner grid of a
+    script with no loop (kept whole by selection), and ``stress`` for the stress shapes (each
+    shape kept by selection like the input model's). Returns them and, per script that could not
+    be used, why."""
     from .grammar import draw_family_bounded
 
     drawn, notes = draw_family_bounded(grammars, seen, seed, pid, n)

@@ -22,7 +22,7 @@ from .problem import Problem, Program
 from .runner import Runner
 
 # Ties go to the families least likely to stray outside the input contract.
-FAMILY_RANK = {"seed": 0, "mutation": 1, "llm-regular": 2, "relations": 3, "structured": 3, "boundary": 3, "grammar": 3,
+FAMILY_RANK = {"seed": 0, "mutation": 1, "llm-regular": 2, "relations": 3, "structured": 3, "boundary": 3, "grammar": 3, "corner": 3,
                "regular": 4, "special": 5, "llm-corner": 6, "stress": 7, "widen": 8}
 
 
@@ -153,9 +153,11 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
         for m in kills[best]:
             if need.get(m, 0) > 0:
                 need[m] -= 1
-    # the problem's own examples, always (never worse than the samples), even past max_tests
+    # the problem's own examples, always (never worse than the samples), even past max_tests; and
+    # the corner grid of a problem whose whole input is a few integers (``Grammar.corner_plans``,
+    # at most 64 tiny inputs), in full, as a setter writes those corner cases by hand
     for i in order:
-        if not taken[i] and cands[i].family == "seed":
+        if not taken[i] and cands[i].family in ("seed", "corner"):
             taken[i] = True
             chosen.append(i)
     if not fill:

@@ -272,6 +272,59 @@ int main() { int n, m; scanf("%d %d", &n, &m); vector<vector<pair<int,int>>> g(n
     assert pool["tpr"] == 1.0 and pool["tnr"] == 1.0, pool
 
 
+LAND = "INT(1, 100) SPACE INT(1, 100) SPACE INT(1, 26) NEWLINE\n"
+
+
+def test_a_loop_free_grammar_gets_every_corner_of_its_integers():
+    # A few numbers on one line: the boundary inputs are the whole grid of lo, lo + 1, hi - 1, hi.
+    corners = Grammar(LAND).corner_plans()
+    assert len(corners) == 64 and all(p.kind == "boundary" and p.ends == 4 for p in corners)
+    g, rng = Grammar(LAND), random.Random(0)
+    drawn = {g.draw(p, rng) for p in corners}
+    ends = lambda lo, hi: (lo, lo + 1, hi - 1, hi)  # noqa: E731
+    assert drawn == {f"{h} {w} {n}\n" for h in ends(1, 100) for w in ends(1, 100) for n in ends(1, 26)}
+    assert all(accepted(LAND, t) for t in drawn)
+
+
+def test_a_corner_its_assertions_refuse_is_not_drawn_and_wide_grids_take_two_ends():
+    odd = "INT(1, 10^18, n) NEWLINE\nASSERT(n % 2 == 1)\nEOF\n"
+    g, rng = Grammar(odd), random.Random(0)
+    assert {g.draw(p, rng) for p in g.corner_plans()} - {None} == {"1\n", f"{10**18 - 1}\n"}
+    four = "INT(1, 9) SPACE INT(1, 9) SPACE INT(1, 9) SPACE INT(1, 9) NEWLINE\n"  # 4^4 = 256 > 64
+    corners = Grammar(four).corner_plans()
+    assert len(corners) == 16 and {p.ends for p in corners} == {2}
+    g = Grammar(four)
+    assert {g.draw(p, rng) for p in corners} == {" ".join(x) + "\n" for x in
+                                                   __import__("itertools").product("19", repeat=4)}
+
+
+def test_a_grammar_with_a_loop_keeps_its_random_boundary_inputs():
+    assert Grammar(GRAPH).corner_plans() == [] and Grammar(RISING).corner_plans() == []
+    drawn, _ = draw_family_bounded([GRAPH], "", 0, "p", 12, timeout_s=120)
+    assert not any(note.endswith(":corner") for _, _, note in drawn)
+    drawn, _ = draw_family_bounded([LAND], "", 0, "p", 12, timeout_s=120)
+    assert sum(f == "corner" and note == "grammar:boundary:corner" for f, _, note in drawn) == 64
+
+
+def test_the_pipeline_rejects_a_program_that_fails_at_one_corner_only(runner):
+    # Split an h x w field among n: the wrong program fails only when one side is 1 and the other
+    # is 100 (a random boundary input finds that corner one time in sixteen).
+    src = "INT(1, 100, h) SPACE INT(1, 100, w) NEWLINE\nEOF\n"
+    gold = "h, w = map(int, input().split())\nprint(h * w, h + w)\n"
+    wrong = ("h, w = map(int, input().split())\n"
+             "print(h * w, h + w if {h, w} != {1, 100} else 0)\n")
+    rec = {"id": "ctd-corner", "io": "stdio", "statement": "Print the area and the half perimeter.",
+           "gold_solutions": [{"language": "python", "code": gold}],
+           "sample_tests": [{"stdin": "3 4\n", "expected_stdout": "12 7\n"}],
+           "input_validators": {"input_validators/field.ctd": src},
+           "heldout_correct": [{"language": "python", "code": gold}],
+           "heldout_incorrect": [{"language": "python", "code": wrong, "label": "WA"}]}
+    out = synthesize(rec, runner, Settings(mutants=0, max_tests=20, min_tests=3))
+    assert out["testgen"]["status"] == "ok", out["testgen"]
+    pool = evaluate([out], runner).pooled()
+    assert pool["tpr"] == 1.0 and pool["tnr"] == 1.0, pool
+
+
 def test_a_grammar_that_cannot_be_read_is_a_reason_not_a_crash():
     with pytest.raises(GrammarError, match="checktestdata"):
         Grammar("INT(1, 100, n NEWLINE\nEND END\n")

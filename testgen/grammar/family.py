@@ -20,7 +20,8 @@ FAMILY_MEMORY = 4 << 30  # ... or its address space past this
 
 def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> Iterator[tuple[str, str, str]]:
     """(family, input, note) for each input drawn from each script, as it is drawn: half of ``n``
-    small and medium ones and a sixth at the boundaries (family ``grammar``), a third in the
+    small and medium ones and a sixth at the boundaries (family ``grammar``; a script with no
+    loop has the whole grid of its integers' ends instead, family ``corner``), a third in the
     stress shapes and, where values number things, one along a path and one around a star
     (family ``stress``, note ``shape:grammar-<shape>``); a script that gives nothing yields
     ("note", why, "")."""
@@ -32,7 +33,8 @@ def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> 
             continue
         rng = stream(seed, pid, f"grammar{k}")
         stress = plans("stress", max(1, n // 3), labels=bool(grammar.labels))
-        for plan in plans("small", max(1, n // 2)) + plans("boundary", max(1, n // 6)) + stress:
+        boundary = grammar.corner_plans() or plans("boundary", max(1, n // 6))
+        for plan in plans("small", max(1, n // 2)) + boundary + stress:
             try:
                 text = grammar.draw(plan, rng)
             except GrammarError as e:
@@ -42,6 +44,8 @@ def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> 
                 continue
             if plan.kind == "stress":
                 yield "stress", text, f"shape:grammar-{plan.shape}"
+            elif plan.corner is not None:
+                yield "corner", text, plan.note
             else:
                 yield "grammar", text, plan.note
 

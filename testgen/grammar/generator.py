@@ -6,11 +6,12 @@ import random
 import time
 from typing import Optional
 
-from .library import Library, Plan, _Reject, _Stop
+from .library import CORNER_ENDS, Library, Plan, _Reject, _Stop
 from .script import GrammarError, translate
 
 DRAW_TRIES = 24  # whole-input attempts per generated input
 DRAW_SECONDS = 4.0  # ... and the time they may take together
+CORNER_POINTS = 64  # the most corner inputs a loop-free script gets (``Grammar.corner_plans``)
 
 
 class Grammar:
@@ -24,6 +25,7 @@ class Grammar:
         self.variables = [v for v in self.names.values() if isinstance(v, VarType)]
         self.seen = seen
         self.patterns: dict = {}
+        self.last_run: Optional[Library] = None  # the library of the last input drawn
 
     def draw(self, plan: Plan, rng: random.Random) -> Optional[str]:
         """One input drawn under ``plan``, or None when no attempt produced one. A stress input
@@ -47,9 +49,29 @@ class Grammar:
             except (_Reject, TypeError, ValueError, ZeroDivisionError, OverflowError):
                 if plan.kind == "stress" and attempt % 2 == 1:
                     scale /= 2  # an assertion between the sizes (h * w <= 10^5) holds further down
+                if plan.corner is not None:
+                    return None  # a corner is one point: drawing it again gives the same
                 continue
+            self.last_run = run
             return "".join(run.out)
         return None
+
+    def corner_plans(self, limit: int = CORNER_POINTS) -> list[Plan]:
+        """The boundary plans of a script with no loop (a few numbers on a line or two): every
+        combination of its integers at the ends of their ranges, lo, lo + 1, hi - 1 and hi (or lo
+        and hi, where that grid would pass ``limit``), as contest setters write the corner cases of
+        a small-parameter problem by hand; [] for a script with a loop, with no integer, or with
+        more than ``limit`` corners even at two ends each. A corner its assertions refuse is not
+        drawn. Counted with a draw of its own randomness, so the other inputs stay as they were."""
+        if self.draw(Plan("small"), random.Random(0)) is None:
+            return []
+        run = self.last_run
+        if run.loops_run or not run.integers:
+            return []
+        for ends in sorted(CORNER_ENDS, reverse=True):
+            if ends ** run.integers <= limit:
+                return [Plan("boundary", corner=i, ends=ends) for i in range(ends ** run.integers)]
+        return []
 
 
 STRESS_SHAPES = ("random", "skewed", "equal-max", "random", "equal-min", "skewed")

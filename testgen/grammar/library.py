@@ -62,17 +62,27 @@ class Plan:
     * ``crowded``: values in a narrow window at the bottom of their range (ties, equal neighbours);
     * ``distinct``: the values one call of the script writes within one run of its loop differ (a
       list of distinct colours, the neighbours of a node), as validators often ask beyond what the
-      grammar says."""
+      grammar says;
+    * ``corner``: a boundary input of a script with no loop, one point of the grid of its integers'
+      ends (``corner_grid``): the script's k-th integer takes the k-th digit of ``corner`` in base
+      ``len(CORNER_ENDS[ends])``, an index into its range's ends (lo, lo + 1, hi - 1, hi; or lo, hi)."""
 
     kind: str
     shape: str = "random"
     crowded: bool = False
     distinct: bool = False
+    corner: Optional[int] = None
+    ends: int = 4
 
     @property
     def note(self) -> str:
         return f"grammar:{self.kind}" + (f":{self.shape}" if self.kind == "stress" else "") + \
-            (":crowded" if self.crowded else "") + (":distinct" if self.distinct else "")
+            (":crowded" if self.crowded else "") + (":distinct" if self.distinct else "") + \
+            (":corner" if self.corner is not None else "")
+
+
+# The ends of a range a corner input takes each integer to (``Plan.corner``), by how many.
+CORNER_ENDS = {4: lambda lo, hi: (lo, lo + 1, hi - 1, hi), 2: lambda lo, hi: (lo, hi)}
 
 
 def spread(lo: int, hi: int, rng: random.Random) -> int:
@@ -109,6 +119,7 @@ class Library:
         self.iteration = 0  # the innermost running loop's iteration (``LABEL_SHAPES``)
         self.ordinal = 0  # labels written in it so far (``LABEL_SHAPES``)
         self.redraw = False  # the loop body failed once: its labels are drawn at random (``LABEL_SHAPES``)
+        self.integers = 0  # integers written so far (``Plan.corner``: which digit of the corner is next)
         from checktestdata.lib import Boolean, Number, String
 
         self.Boolean, self.Number, self.String = Boolean, Number, String
@@ -203,6 +214,11 @@ class Library:
 
     def _value(self, lo: int, hi: int) -> int:
         rng, plan = self.rng, self.plan
+        self.integers += 1
+        if plan.corner is not None:
+            ends = CORNER_ENDS[plan.ends](lo, hi)
+            digit = (plan.corner // plan.ends ** (self.integers - 1)) % plan.ends
+            return min(hi, max(lo, ends[digit]))
         if plan.kind == "boundary":
             return rng.choice((lo, hi, min(hi, lo + 1), max(lo, hi - 1)))
         if plan.kind == "stress":
