@@ -25,12 +25,16 @@ class Grammar:
         self.variables = [v for v in self.names.values() if isinstance(v, VarType)]
         self.seen = seen
         self.patterns: dict = {}
-        self.last_run: Optional[Library] = None  # the library of the last input drawn
 
     def draw(self, plan: Plan, rng: random.Random) -> Optional[str]:
         """One input drawn under ``plan``, or None when no attempt produced one. A stress input
         starts at the stated maximum and shrinks its counts until the input fits the budget (by
         the library's ``shrink``) and its assertions hold (by half every other attempt)."""
+        run = self._drawn(plan, rng)
+        return "".join(run.out) if run is not None else None
+
+    def _drawn(self, plan: Plan, rng: random.Random) -> Optional[Library]:
+        """The library that drew ``draw``'s input (what it wrote, how many loops and integers)."""
         deadline = time.monotonic() + DRAW_SECONDS
         scale = 1.0
         for attempt in range(DRAW_TRIES):
@@ -52,8 +56,7 @@ class Grammar:
                 if plan.corner is not None:
                     return None  # a corner is one point: drawing it again gives the same
                 continue
-            self.last_run = run
-            return "".join(run.out)
+            return run
         return None
 
     def corner_plans(self, limit: int = CORNER_POINTS) -> list[Plan]:
@@ -63,10 +66,8 @@ class Grammar:
         a small-parameter problem by hand; [] for a script with a loop, with no integer, or with
         more than ``limit`` corners even at two ends each. A corner its assertions refuse is not
         drawn. Counted with a draw of its own randomness, so the other inputs stay as they were."""
-        if self.draw(Plan("small"), random.Random(0)) is None:
-            return []
-        run = self.last_run
-        if run.loops_run or not run.integers:
+        run = self._drawn(Plan("small"), random.Random(0))
+        if run is None or run.loops_run or not run.integers:
             return []
         for ends in sorted(CORNER_ENDS, reverse=True):
             if ends ** run.integers <= limit:

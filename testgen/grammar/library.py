@@ -64,7 +64,7 @@ class Plan:
       list of distinct colours, the neighbours of a node), as validators often ask beyond what the
       grammar says;
     * ``corner``: a boundary input of a script with no loop, one point of the grid of its integers'
-      ends (``corner_grid``): the script's k-th integer takes the k-th digit of ``corner`` in base
+      ends (``Grammar.corner_plans``): the script's k-th integer takes the k-th digit of ``corner`` in base
       ``len(CORNER_ENDS[ends])``, an index into its range's ends (lo, lo + 1, hi - 1, hi; or lo, hi)."""
 
     kind: str
