@@ -163,13 +163,13 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
     if not fill:
         return chosen
     # the largest stress inputs next: their purpose is to make a slow solution time out
-    stress = sorted((i for i in range(n) if not taken[i] and cands[i].family == "stress"),
-                    key=lambda i: -cands[i].size())
-    # and the largest input of every stress shape (sorted, all equal, ...: ``shapes.STRESS_PLAN``):
-    # a slow solution's worst case is a shape, not only a size
+    largest = sorted((i for i in range(n) if not taken[i]), key=lambda i: -cands[i].size())
+    keep = [i for i in largest if cands[i].family == "stress"][:STRESS_KEEP]
+    # and the largest input of every shape (a stress input's: sorted, all equal, ...,
+    # ``shapes.STRESS_PLAN``; points on lines, ``lines.LINE_PLAN``): a slow solution's worst case
+    # is a shape, not only a size, and a wrong one's is a shape that random values never take
     shapes: set[str] = set()
-    keep = list(stress[:STRESS_KEEP])
-    for i in stress:
+    for i in largest:
         note = cands[i].note
         if note.startswith("shape:") and note not in shapes:
             shapes.add(note)

@@ -32,6 +32,7 @@ from .constraints import (InputLine, Range, alphabet_hint, extract, input_lines,
                           says_no_input)
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
+from .lines import line_plan, put_on_lines, says_no_three_collinear
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
                      rows_within, stress_value)
@@ -191,6 +192,10 @@ class StdioModel:
     # columns whose values never repeat, as the statement says and every sample agrees
     # (``distinct_rows.py``): drawn distinct
     distinct: DistinctRows = field(default_factory=DistinctRows)
+    # counted / repeat: the distinct point is two integer columns (a point of the plane) and the
+    # statement allows three on a line: the ``structured`` family puts the points on a few lines
+    # (``lines.py``)
+    planar: bool = False
 
     # ------------------------------------------------------------------ inference
 
@@ -248,11 +253,18 @@ class StdioModel:
                                           frozenset(m.structure.ends) if m.structure.graph else frozenset())
             ruled = ruled_columns(m.structure.labels, m.head_bounds, m.ordered, m.relations.columns(len(m.row)))
             m.distinct = distinct_columns([sl.kind for sl in m.row], ruled, [t[start:] for t in toks], statement)
+            m.planar = len(m.distinct.points) == 2 and not says_no_three_collinear(statement)
         return m
 
     def _distinct(self, rows: list[list[Any]]) -> bool:
         """Make the rows distinct as ``distinct`` says, in place; False when they cannot be."""
         return apply_distinct(rows, self.distinct, self.row) if self.distinct else True
+
+    def _on_lines(self, rows: list[list[Any]], rng: random.Random, i: int) -> bool:
+        """Put the rows' points on a few lines, in the ``i``-th shape of ``lines.LINE_PLAN``."""
+        x, y = (self.row[c] for c in self.distinct.points)
+        box = (int(x.lo), int(x.hi), int(y.lo), int(y.hi))
+        return put_on_lines(rows, self.distinct.points, box, line_plan(i), rng)
 
     def _grid_cells(self, statement: str) -> Optional[int]:
         """A grid's stated bound on rows x width ("$h \\cdot w \\le 10^5$"): the product of the
@@ -379,7 +391,8 @@ class StdioModel:
 
     def draw_noted(self, kind: str, rng: random.Random, n: int) -> list[tuple[str, str]]:
         """Inputs of family ``kind`` with a note; a stress input's note names its shape
-        (``shape:ascending``), so selection can keep the largest input of every shape."""
+        (``shape:ascending``), and so does a ``structured`` input of points on lines
+        (``shape:points-lines-3``), so selection can keep the largest input of every shape."""
         out: list[tuple[str, str]] = []
         if self.shape == "empty":
             return [("", "")]
@@ -394,6 +407,8 @@ class StdioModel:
                 note = ""
                 if kind == "stress" and self.shape in ("fixed", "counted", "list", "repeat", "sections"):
                     note = "shape:" + self._stress_shape(i)
+                elif kind == "structured" and self.planar and self.shape in ("counted", "repeat"):
+                    note = "shape:points-%s-%d" % line_plan(i)
                 out.append((s, note))
         return out
 
@@ -496,6 +511,8 @@ class StdioModel:
                     if r[j] > r[j + 1]:
                         r[j], r[j + 1] = r[j + 1], r[j]
             if self.relations and self.relations.fix(rows, lambda c: self._row_bound(c, head_vals), rng) is None:
+                return None
+            if kind == "structured" and self.planar and not self._on_lines(rows, rng, i):
                 return None
             if not self._distinct(rows):
                 return None
