@@ -253,7 +253,10 @@ class StdioModel:
                                           frozenset(m.structure.ends) if m.structure.graph else frozenset())
             ruled = ruled_columns(m.structure.labels, m.head_bounds, m.ordered, m.relations.columns(len(m.row)))
             m.distinct = distinct_columns([sl.kind for sl in m.row], ruled, [t[start:] for t in toks], statement)
-            m.planar = len(m.distinct.points) == 2 and not says_no_three_collinear(statement)
+            # only the plain rows path draws points on lines: not labels (``_structured``), not a
+            # count that is off the row count
+            m.planar = (len(m.distinct.points) == 2 and not says_no_three_collinear(statement)
+                        and not m.structure.labels and not m.count_offset)
         return m
 
     def _distinct(self, rows: list[list[Any]]) -> bool:
@@ -407,7 +410,7 @@ class StdioModel:
                 note = ""
                 if kind == "stress" and self.shape in ("fixed", "counted", "list", "repeat", "sections"):
                     note = "shape:" + self._stress_shape(i)
-                elif kind == "structured" and self.planar and self.shape in ("counted", "repeat"):
+                elif kind == "structured" and self.planar:
                     note = "shape:points-%s-%d" % line_plan(i)
                 out.append((s, note))
         return out

@@ -112,6 +112,21 @@ def test_the_model_puts_planar_points_on_lines_unless_the_statement_rules_it_out
     assert not StdioModel.infer(SAMPLES, STATEMENT.replace("No two points are at the same location. ", "")).planar
 
 
+
+def test_rows_drawn_by_the_structure_path_are_not_called_points_on_lines():
+    """A counted layout whose rows carry a label column (a city's index in 1..n) beside a distinct
+    point is drawn by the structure path, which puts no points on lines: it must not claim the
+    line shapes (selection keeps the largest input of every ``shape:`` note it sees)."""
+    samples = ["4\n1 5 7\n3 9 3\n2 4 4\n4 0 2\n", "3\n2 10 20\n1 30 5\n3 7 7\n"]
+    statement = ("You are given $n$ cities ($2 \\le n \\le 1000$). Each line gives a city's index $c$ "
+                 "and its integer coordinates $x$ and $y$ ($-10^9 \\le x, y \\le 10^9$). "
+                 "No two cities are at the same location. ")
+    m = StdioModel.infer(samples, statement)
+    assert m.shape == "counted" and m.structure.labels and m.distinct.points == [1, 2]
+    assert not m.planar
+    drawn = m.draw_noted("structured", random.Random(0), 6)
+    assert drawn and not any(note.startswith("shape:points") for _, note in drawn)
+
 TWO_LINES = r"""
 import sys
 def cross(o, a, b):
