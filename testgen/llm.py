@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, NamedTuple, Optional, TypeVar, Union
 
 from sandbox.models import Checker, CheckerCompare, Limits, RunRequest, RunResult, TestCase, Verdict
 
@@ -36,6 +36,7 @@ from .runner import Runner
 GEN_LIMITS = Limits(time_s=5, memory_mb=512, output_kb=8192)
 PER_FAMILY = 20
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
+T = TypeVar("T")
 
 
 @dataclass
@@ -56,6 +57,16 @@ class LLMConfig:
 
 class LLMError(Exception):
     """The endpoint did not answer usefully (transport, status, shape)."""
+
+
+class Fail(NamedTuple):
+    """Why an LLM-written program is not accepted yet: the typed error sent back with the request
+    for a fix."""
+    kind: str  # format, crash, timeout, disagreement, sandbox
+    detail: str
+
+
+NO_CODE = Fail("format", "no ```python code block in your answer")
 
 
 @dataclass
@@ -120,17 +131,17 @@ def _input_of(c: Candidate) -> str:
     return json.dumps(c.args) if c.args is not None else (c.stdin or "")
 
 
-def _first_failure(res: RunResult) -> Optional[tuple[str, str]]:
-    """(error type, detail) of the first failed test of an LLM-written program, or None."""
+def _first_failure(res: RunResult) -> Optional[Fail]:
+    """Why the first failed test of an LLM-written program failed, or None."""
     if res.verdict == Verdict.CE:
-        return "crash", "it does not compile: " + (res.compile.stderr[-800:] if res.compile else "")
+        return Fail("crash", "it does not compile: " + (res.compile.stderr[-800:] if res.compile else ""))
     for t in res.tests:
         if t.verdict == Verdict.TLE:
-            return "timeout", f"it ran longer than {GEN_LIMITS.time_s} s"
+            return Fail("timeout", f"it ran longer than {GEN_LIMITS.time_s} s")
         if t.verdict in (Verdict.RE, Verdict.MLE, Verdict.OLE):
-            return "crash", f"{t.verdict.value} (exit {t.exit_code}): {t.stderr[-800:]}"
+            return Fail("crash", f"{t.verdict.value} (exit {t.exit_code}): {t.stderr[-800:]}")
         if t.verdict == Verdict.SE:
-            return "sandbox", t.message or "sandbox error"
+            return Fail("sandbox", t.message or "sandbox error")
     return None
 
 
@@ -142,54 +153,66 @@ def _run_program(runner: Runner, code: str, stdins: list[str]) -> RunResult:
     raise LLMError(f"sandbox could not run the program: {out}")
 
 
+def _repair(conv: Conversation, prompt: str, rounds: int, program: str, st: dict[str, Any],
+            check: Callable[[str], Union[Fail, T]]) -> tuple[Optional[T], int]:
+    """Ask for a program and ``check`` it; while it fails, send the typed error back and ask for a
+    fix, at most ``rounds`` times. Returns what ``check`` accepted (None when nothing was) and the
+    last round asked. Every failed round, and an endpoint that stops answering, is recorded in
+    ``st["errors"]`` under ``program``; the requests made are added to ``st["requests"]``."""
+    rnd = 0
+    try:
+        text = conv.ask(prompt)
+        for rnd in range(rounds + 1):
+            code = extract_code(text)
+            outcome = NO_CODE if code is None else check(code)
+            if not isinstance(outcome, Fail):
+                return outcome, rnd
+            st["errors"].append({"program": program, "round": rnd, "type": outcome.kind,
+                                 "detail": outcome.detail[:300]})
+            if rnd == rounds:
+                break
+            text = conv.ask(f"Error ({outcome.kind}): {outcome.detail}\nFix the program. "
+                            "Answer with one ```python block.")
+    except LLMError as e:
+        st["errors"].append({"program": program, "type": "llm", "detail": str(e)[:300]})
+    finally:
+        st["requests"] += conv.requests
+    return None, rnd
+
+
 # ---------------------------------------------------------------- validator
 
 
 def _validator(problem: Problem, runner: Runner, cfg: LLMConfig, st: dict[str, Any]) -> Optional[InputValidator]:
     seeds = [json.dumps(s["args"]) if problem.is_function else s["stdin"] for s in problem.seeds]
-    conv = Conversation(cfg)
     prompt = (_describe(problem) + "\n\nWrite a Python 3 program that reads ONE test input from stdin and checks "
               "every constraint the statement states about inputs. Exit with status 0 when the input is valid and "
               "status 1 when it is not. Print nothing else. Answer with one ```python block.")
-    try:
-        text = conv.ask(prompt)
-        for rnd in range(cfg.rounds + 1):
-            code = extract_code(text)
-            if code is None:
-                err: tuple[str, str] = ("format", "no ```python code block in your answer")
-            else:
-                res = _run_program(runner, code, seeds or [""])
-                bad = [i for i, t in enumerate(res.tests) if t.exit_code != 0]
-                fail = _first_failure(res) if res.verdict in (Verdict.CE, Verdict.SE) else None
-                tle = next((t for t in res.tests if t.verdict == Verdict.TLE), None)
-                if fail:
-                    err = fail
-                elif tle is not None:
-                    err = ("timeout", f"the validator ran longer than {GEN_LIMITS.time_s} s")
-                elif bad:
-                    i = bad[0]
-                    err = ("disagreement", f"the validator rejects the statement's own example input #{i} "
-                                           f"(exit {res.tests[i].exit_code}): {res.tests[i].stderr[-300:]}\n"
-                                           f"Input:\n{seeds[i][:800] if seeds else ''}")
-                else:
-                    st["validator"] = {"status": "ok", "rounds": rnd}
-                    return InputValidator(language="python", code=code, accept_exit=0, name="llm-validator")
-            st["errors"].append({"program": "validator", "round": rnd, "type": err[0], "detail": err[1][:300]})
-            if rnd == cfg.rounds:
-                break
-            text = conv.ask(f"Error ({err[0]}): {err[1]}\nFix the program. Answer with one ```python block.")
-    except LLMError as e:
-        st["errors"].append({"program": "validator", "type": "llm", "detail": str(e)[:300]})
-    finally:
-        st["requests"] += conv.requests
-    st["validator"] = {"status": "failed"}
-    return None
+
+    def check(code: str) -> Union[Fail, InputValidator]:
+        res = _run_program(runner, code, seeds or [""])
+        fail = _first_failure(res) if res.verdict in (Verdict.CE, Verdict.SE) else None
+        if fail:
+            return fail
+        if any(t.verdict == Verdict.TLE for t in res.tests):
+            return Fail("timeout", f"the validator ran longer than {GEN_LIMITS.time_s} s")
+        bad = [i for i, t in enumerate(res.tests) if t.exit_code != 0]
+        if bad:
+            i = bad[0]
+            return Fail("disagreement", f"the validator rejects the statement's own example input #{i} "
+                                        f"(exit {res.tests[i].exit_code}): {res.tests[i].stderr[-300:]}\n"
+                                        f"Input:\n{seeds[i][:800] if seeds else ''}")
+        return InputValidator(language="python", code=code, accept_exit=0, name="llm-validator")
+
+    validator, rnd = _repair(Conversation(cfg), prompt, cfg.rounds, "validator", st, check)
+    st["validator"] = {"status": "ok", "rounds": rnd} if validator is not None else {"status": "failed"}
+    return validator
 
 
 # ---------------------------------------------------------------- generators
 
 
-def _parse_inputs(problem: Problem, res: RunResult) -> tuple[list[Candidate], Optional[tuple[str, str]]]:
+def _parse_inputs(problem: Problem, res: RunResult) -> tuple[list[Candidate], Optional[Fail]]:
     cands: list[Candidate] = []
     arity = len(problem.seeds[0]["args"]) if problem.is_function and problem.seeds else None
     for k, t in enumerate(res.tests):
@@ -197,16 +220,16 @@ def _parse_inputs(problem: Problem, res: RunResult) -> tuple[list[Candidate], Op
             try:
                 args = json.loads(t.stdout)
             except ValueError:
-                return [], ("format", f"seed {k}: the output is not JSON: {t.stdout[:200]!r}")
+                return [], Fail("format", f"seed {k}: the output is not JSON: {t.stdout[:200]!r}")
             if not isinstance(args, list):
-                return [], ("format", f"seed {k}: print a JSON array of the arguments, got {t.stdout[:200]!r}")
+                return [], Fail("format", f"seed {k}: print a JSON array of the arguments, got {t.stdout[:200]!r}")
             if arity is not None and len(args) != arity:
-                return [], ("format", f"seed {k}: {len(args)} arguments, the function takes {arity}")
+                return [], Fail("format", f"seed {k}: {len(args)} arguments, the function takes {arity}")
             cands.append(Candidate("", args=args))
         else:
             cands.append(Candidate("", stdin=t.stdout if t.stdout.endswith("\n") or not t.stdout else t.stdout + "\n"))
     if len({_input_of(c) for c in cands}) <= 1 and len(cands) > 1:
-        return [], ("format", "every seed printed the same input; use the seed to vary the input")
+        return [], Fail("format", "every seed printed the same input; use the seed to vary the input")
     return cands, None
 
 
@@ -231,55 +254,42 @@ def _generator(problem: Problem, runner: Runner, cfg: LLMConfig, family: str, va
                  "sorted data, and other inputs where a careless solution would fail")
     fmt = "the JSON array of the function's arguments on one line" if problem.is_function else \
         "exactly the text of one test input, as the program reads it from stdin"
-    conv = Conversation(cfg)
     prompt = (_describe(problem) + f"\n\nWrite a Python 3 generator program. It reads one integer seed from stdin "
               f"and prints ONE valid test input: {fmt}. Different seeds must give different inputs. Generate {what}. "
               "Every input must satisfy all constraints of the statement. Use only the standard library and "
               "random.Random(seed). Answer with one ```python block.")
     stdins = [f"{k}\n" for k in range(cfg.per_family)]
+
+    def check(code: str) -> Union[Fail, list[Candidate]]:
+        res = _run_program(runner, code, stdins)
+        fail = _first_failure(res)
+        if fail:
+            return fail
+        cands, fail = _parse_inputs(problem, res)
+        if fail:
+            return fail
+        if validator is not None:
+            vres = _run_program(runner, validator.code, [_input_of(c) for c in cands])
+            rej = [i for i, t in enumerate(vres.tests) if t.exit_code != validator.accept_exit]
+            if len(rej) > len(cands) // 4:
+                return Fail("disagreement", f"the input validator rejects {len(rej)} of {len(cands)} inputs, "
+                                            f"e.g. {_input_of(cands[rej[0]])[:300]!r}")
+        share = _gold_disagreement(problem, runner, cands, count_disagree=problem.has_checker or
+                                   several_answers(problem.statement) is None)
+        if share > 0.5:
+            return Fail("disagreement", f"the reference solutions crash or disagree on {share:.0%} of your "
+                                        "inputs, so they are probably outside the constraints")
+        return cands
+
     rec: dict[str, Any] = {"status": "failed", "rounds": 0, "inputs": 0}
     st["generators"][family] = rec
-    try:
-        text = conv.ask(prompt)
-        for rnd in range(cfg.rounds + 1):
-            rec["rounds"] = rnd
-            code = extract_code(text)
-            err: Optional[tuple[str, str]] = None
-            cands: list[Candidate] = []
-            if code is None:
-                err = ("format", "no ```python code block in your answer")
-            else:
-                res = _run_program(runner, code, stdins)
-                err = _first_failure(res)
-                if err is None:
-                    cands, err = _parse_inputs(problem, res)
-                if err is None and validator is not None:
-                    vres = _run_program(runner, validator.code, [_input_of(c) for c in cands])
-                    rej = [i for i, t in enumerate(vres.tests) if t.exit_code != validator.accept_exit]
-                    if len(rej) > len(cands) // 4:
-                        err = ("disagreement", f"the input validator rejects {len(rej)} of {len(cands)} inputs, "
-                                               f"e.g. {_input_of(cands[rej[0]])[:300]!r}")
-                if err is None:
-                    share = _gold_disagreement(problem, runner, cands, count_disagree=problem.has_checker or
-                                               several_answers(problem.statement) is None)
-                    if share > 0.5:
-                        err = ("disagreement", f"the reference solutions crash or disagree on {share:.0%} of your "
-                                               "inputs, so they are probably outside the constraints")
-            if err is None:
-                for c in cands:
-                    c.family = f"llm-{family}"
-                rec.update(status="ok", inputs=len(cands))
-                return cands
-            st["errors"].append({"program": f"generator-{family}", "round": rnd, "type": err[0],
-                                 "detail": err[1][:300]})
-            if rnd == cfg.rounds:
-                break
-            text = conv.ask(f"Error ({err[0]}): {err[1]}\nFix the program. Answer with one ```python block.")
-    except LLMError as e:
-        st["errors"].append({"program": f"generator-{family}", "type": "llm", "detail": str(e)[:300]})
-    finally:
-        st["requests"] += conv.requests
-    return []
+    cands, rec["rounds"] = _repair(Conversation(cfg), prompt, cfg.rounds, f"generator-{family}", st, check)
+    if cands is None:
+        return []
+    for c in cands:
+        c.family = f"llm-{family}"
+    rec.update(status="ok", inputs=len(cands))
+    return cands
 
 
 # ---------------------------------------------------------------- checker
@@ -301,55 +311,41 @@ def _checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candi
         return
     outs = run_stdio(runner, [StdioProgram(g.language, g.code) for g in problem.gold], inputs, problem.limits)
     ref = [t.stdout for t in outs[0].tests]
-    conv = Conversation(cfg)
     prompt = (_describe(problem) + "\n\nThis problem can have several correct outputs. Write a Python 3 checker: "
               "it is run as `checker input.txt output.txt answer.txt` (the test input, the contestant's output, a "
               "reference answer) and exits 0 when the contestant's output is correct, 1 when it is wrong. "
               "Answer with one ```python block.")
-    st["checker"] = {"status": "failed"}
-    try:
-        text = conv.ask(prompt)
-        for rnd in range(cfg.rounds + 1):
-            code = extract_code(text)
-            err: Optional[tuple[str, str]] = None
-            if code is None:
-                err = ("format", "no ```python code block in your answer")
-            else:
-                compare = CheckerCompare(checker=Checker(language="python", code=code, protocol="testlib"))
-                judged = run_stdio(runner, [StdioProgram(g.language, g.code) for g in problem.gold], inputs,
-                                   problem.limits, expected=list(ref), compare=compare, float_tol=problem.float_tol)
-                for res in judged:
-                    bad = next((i for i, t in enumerate(res.tests) if t.verdict != Verdict.AC), None)
-                    if bad is not None:
-                        t = res.tests[bad]
-                        kind = "crash" if t.verdict == Verdict.SE else "disagreement"
-                        err = (kind, f"on input {inputs[bad][:300]!r} the checker rejects the correct output "
-                                     f"{t.stdout[:300]!r} ({t.message or t.verdict.value})")
-                        break
-                if err is None:
-                    empty = RunRequest(language="python", code="pass", tests=[TestCase(stdin=inputs[0],
-                                       expected_stdout=ref[0])], compare=compare, limits=GEN_LIMITS)
-                    o = runner.run_many([empty])[0]
-                    if isinstance(o, RunResult) and o.verdict == Verdict.AC and ref[0].strip():
-                        err = ("format", "the checker accepts an empty output")
-            if err is None:
-                problem.compare = compare
-                st["checker"] = {"status": "ok", "rounds": rnd}
-                return
-            st["errors"].append({"program": "checker", "round": rnd, "type": err[0], "detail": err[1][:300]})
-            if rnd == cfg.rounds:
-                break
-            text = conv.ask(f"Error ({err[0]}): {err[1]}\nFix the program. Answer with one ```python block.")
-    except LLMError as e:
-        st["errors"].append({"program": "checker", "type": "llm", "detail": str(e)[:300]})
-    finally:
-        st["requests"] += conv.requests
+
+    def check(code: str) -> Union[Fail, CheckerCompare]:
+        compare = CheckerCompare(checker=Checker(language="python", code=code, protocol="testlib"))
+        judged = run_stdio(runner, [StdioProgram(g.language, g.code) for g in problem.gold], inputs,
+                           problem.limits, expected=list(ref), compare=compare, float_tol=problem.float_tol)
+        for res in judged:
+            bad = next((i for i, t in enumerate(res.tests) if t.verdict != Verdict.AC), None)
+            if bad is not None:
+                t = res.tests[bad]
+                return Fail("crash" if t.verdict == Verdict.SE else "disagreement",
+                            f"on input {inputs[bad][:300]!r} the checker rejects the correct output "
+                            f"{t.stdout[:300]!r} ({t.message or t.verdict.value})")
+        empty = RunRequest(language="python", code="pass", tests=[TestCase(stdin=inputs[0], expected_stdout=ref[0])],
+                           compare=compare, limits=GEN_LIMITS)
+        o = runner.run_many([empty])[0]
+        if isinstance(o, RunResult) and o.verdict == Verdict.AC and ref[0].strip():
+            return Fail("format", "the checker accepts an empty output")
+        return compare
+
+    compare, rnd = _repair(Conversation(cfg), prompt, cfg.rounds, "checker", st, check)
+    if compare is None:
+        st["checker"] = {"status": "failed"}
+        return
+    problem.compare = compare
+    st["checker"] = {"status": "ok", "rounds": rnd}
 
 
 # ---------------------------------------------------------------- brute force (one gold)
 
 
-def _seed_disagreement(problem: Problem, runner: Runner, code: str) -> Optional[tuple[str, str]]:
+def _seed_disagreement(problem: Problem, runner: Runner, code: str) -> Optional[Fail]:
     """How a brute force fails the examples (their expected answers, else the gold's), or None."""
     from .execute import FnProgram, StdioProgram, call_function, run_stdio
 
@@ -361,10 +357,12 @@ def _seed_disagreement(problem: Problem, runner: Runner, code: str) -> Optional[
         for i, (b, g) in enumerate(zip(brute, ref)):
             want = problem.seeds[i]["expected"] if "expected" in problem.seeds[i] else g.value
             if not b.ok:
-                return "crash", f"on the arguments {json.dumps(args[i])[:300]} it ended with {b.status} {b.error}"
+                return Fail("crash", f"on the arguments {json.dumps(args[i])[:300]} it ended with "
+                                     f"{b.status} {b.error}")
             if not problem.values_equal(b.value, want):
-                return "disagreement", (f"on the arguments {json.dumps(args[i])[:300]} it returned "
-                                        f"{json.dumps(b.value)[:200]}, the right answer is {json.dumps(want)[:200]}")
+                return Fail("disagreement", f"on the arguments {json.dumps(args[i])[:300]} it returned "
+                                            f"{json.dumps(b.value)[:200]}, the right answer is "
+                                            f"{json.dumps(want)[:200]}")
         return None
     stdins = [s["stdin"] for s in problem.seeds]
     brute_res, gold_res = run_stdio(runner, [StdioProgram("python", code), StdioProgram(gold.language, gold.code)],
@@ -375,8 +373,8 @@ def _seed_disagreement(problem: Problem, runner: Runner, code: str) -> Optional[
     for i, (b, g) in enumerate(zip(brute_res.tests, gold_res.tests)):
         want = problem.seeds[i].get("expected_stdout", g.stdout)
         if not problem.outputs_agree(b.stdout, want):
-            return "disagreement", (f"on the input {stdins[i][:300]!r} it printed {b.stdout[:200]!r}, the right "
-                                    f"answer is {want[:200]!r}")
+            return Fail("disagreement", f"on the input {stdins[i][:300]!r} it printed {b.stdout[:200]!r}, the "
+                                        f"right answer is {want[:200]!r}")
     return None
 
 
@@ -387,29 +385,17 @@ def _brute_force(problem: Problem, runner: Runner, cfg: LLMConfig, st: dict[str,
         what = (f"a class `{cls}` with the method `{meth}`" if cls else f"a Python 3 function named `{meth}`")
     else:
         what = "a Python 3 program that reads the input from stdin and prints the answer"
-    conv = Conversation(cfg)
     prompt = (_describe(problem) + f"\n\nWrite {what} that solves the problem in the simplest, most obviously "
               "correct way: brute force or exhaustive search is welcome, speed does not matter (it only runs on "
               "small inputs). Answer with one ```python block.")
-    st["brute_force"] = {"status": "failed"}
-    try:
-        text = conv.ask(prompt)
-        for rnd in range(cfg.rounds + 1):
-            code = extract_code(text)
-            err = ("format", "no ```python code block in your answer") if code is None else \
-                _seed_disagreement(problem, runner, code)
-            if err is None and code is not None:
-                st["brute_force"] = {"status": "ok", "rounds": rnd}
-                return Program(language="python", code=code, name="llm-brute-force")
-            st["errors"].append({"program": "brute-force", "round": rnd, "type": err[0], "detail": err[1][:300]})
-            if rnd == cfg.rounds:
-                break
-            text = conv.ask(f"Error ({err[0]}): {err[1]}\nFix the program. Answer with one ```python block.")
-    except LLMError as e:
-        st["errors"].append({"program": "brute-force", "type": "llm", "detail": str(e)[:300]})
-    finally:
-        st["requests"] += conv.requests
-    return None
+
+    def check(code: str) -> Union[Fail, Program]:
+        return _seed_disagreement(problem, runner, code) or Program(language="python", code=code,
+                                                                   name="llm-brute-force")
+
+    brute, rnd = _repair(Conversation(cfg), prompt, cfg.rounds, "brute-force", st, check)
+    st["brute_force"] = {"status": "ok", "rounds": rnd} if brute is not None else {"status": "failed"}
+    return brute
 
 
 def llm_candidates(problem: Problem, runner: Runner, cfg: LLMConfig, seed: int = 0
