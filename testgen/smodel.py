@@ -253,11 +253,16 @@ class StdioModel:
                                           frozenset(m.structure.ends) if m.structure.graph else frozenset())
             ruled = ruled_columns(m.structure.labels, m.head_bounds, m.ordered, m.relations.columns(len(m.row)))
             m.distinct = distinct_columns([sl.kind for sl in m.row], ruled, [t[start:] for t in toks], statement)
-            # only the plain rows path draws points on lines: not labels (``_structured``), not a
-            # count that is off the row count
+            # only plain rows are put on lines (``_one``): not a tree, graph or labelled rows
             m.planar = (len(m.distinct.points) == 2 and not says_no_three_collinear(statement)
-                        and not m.structure.labels and not m.count_offset)
+                        and not m.rows_structured)
         return m
+
+    @property
+    def rows_structured(self) -> bool:
+        """Are the rows a tree, a graph, labels in 1..n or a grid, or counted off the header value
+        (``count_offset``)? Such rows are drawn and mutated by their structure, not as plain rows."""
+        return bool(self.structure.labels or self.structure.width_of is not None or self.count_offset)
 
     def _distinct(self, rows: list[list[Any]]) -> bool:
         """Make the rows distinct as ``distinct`` says, in place; False when they cannot be."""
@@ -651,7 +656,7 @@ class StdioModel:
             if (self.relations or self.head_bounds) and op == 1:
                 op = 2  # a new row could break a relation: only drop, reorder or change free columns
             st = self.structure
-            if st.labels or st.width_of is not None or self.count_offset:
+            if self.rows_structured:
                 # rows are a tree, a graph or a grid: only reorder rows or change the free columns
                 op = 2 if rng.random() < 0.5 else 3
                 free = [j for j in range(len(self.row)) if j not in st.labels and st.width_of is None

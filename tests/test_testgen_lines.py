@@ -112,7 +112,6 @@ def test_the_model_puts_planar_points_on_lines_unless_the_statement_rules_it_out
     assert not StdioModel.infer(SAMPLES, STATEMENT.replace("No two points are at the same location. ", "")).planar
 
 
-
 def test_rows_drawn_by_the_structure_path_are_not_called_points_on_lines():
     """A counted layout whose rows carry a label column (a city's index in 1..n) beside a distinct
     point is drawn by the structure path, which puts no points on lines: it must not claim the
@@ -126,6 +125,7 @@ def test_rows_drawn_by_the_structure_path_are_not_called_points_on_lines():
     assert not m.planar
     drawn = m.draw_noted("structured", random.Random(0), 6)
     assert drawn and not any(note.startswith("shape:points") for _, note in drawn)
+
 
 TWO_LINES = r"""
 import sys
