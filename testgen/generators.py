@@ -151,15 +151,23 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
 
 
 def f_widen(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:
-    """Seeds with one argument pushed just outside the seen domain (negative, zero, empty)."""
+    """Seeds with one argument pushed just outside the seen domain (negative, zero, empty), never
+    past a bound the statement states (the specs' own ``widen``) nor out of the seeds' relations:
+    an argument of a group of equal length is emptied with its whole group, or not at all."""
     out: list[Candidate] = []
     pool = [s for s in m.seeds if len(s) == m.arity]
     for s in pool:
         for i, sp in enumerate(m.specs):
+            group = next((g for g in m.invariants.same_len if i in g), [i])
             for v in sp.widen(s[i], rng):
                 args = list(s)
                 args[i] = v
-                out.append(Candidate("widen", args=args, note=f"arg{i}"))
+                if isinstance(v, (str, list)) and len(v) != len(s[i]):
+                    if len(v) or any(not isinstance(args[j], (str, list)) for j in group):
+                        continue  # a length the rest of its group does not share
+                    for j in group:
+                        args[j] = args[j][:0]
+                out.append(Candidate("widen", args=m.fix(args, rng), note=f"arg{i}"))
     rng.shuffle(out)
     return out[:n]
 

@@ -127,6 +127,27 @@ def test_widen_family_steps_outside_the_seen_domain_only_when_asked():
     assert any(any(x < 0 for x in v) for v in w)  # seeds were never negative
 
 
+def test_widen_keeps_the_seeds_relations_and_what_the_statement_states():
+    """A widened input leaves the problem only where the seeds leave room: arguments of equal
+    length stay equal (both empty, never one), and a bound the statement states ("positive",
+    "non-empty", 1 <= n) is never crossed. On HumanEval these were the opt-in family's false
+    rejects: string_xor("", "1") and a negative in "a non-empty list of positive integers"."""
+    _, cands = gen([["010", "110"], ["0101", "0000"], ["1", "1"]], families=["widen"])
+    w = fam(cands, "widen")
+    assert w and all(len(a) == len(b) for a, b in w)
+    assert ["", ""] in w  # widened together
+    st = "def f(lst):\n    \"\"\"You are given a non-empty list of positive integers.\"\"\""
+    _, cands = gen([[[1, 2, 3]], [[4, 5]]], statement=st, entry="f", families=["widen"])
+    w = [a[0] for a in fam(cands, "widen")]
+    assert all(v and all(x >= 1 for x in v) for v in w), w
+    st = "def f(n, s):\n    \"\"\"1 <= n <= 100; s is a non-empty string\"\"\""
+    _, cands = gen([[3, "ab"], [7, "xyz"]], statement=st, entry="f", families=["widen"])
+    assert all(a[0] >= 1 and a[1] for a in fam(cands, "widen"))
+    _, cands = gen([[3, "ab"], [7, "xyz"]], families=["widen"])  # nothing stated: both step out
+    w = fam(cands, "widen")
+    assert any(a[0] <= 0 for a in w) and any(a[1] == "" for a in w)
+
+
 def test_generation_is_deterministic_under_a_seed():
     a = [c.key for c in gen(LIST_SEEDS, seed=7)[1]]
     b = [c.key for c in gen(LIST_SEEDS, seed=7)[1]]

@@ -15,6 +15,7 @@ class FloatSpec(Spec):
     hi: float
     decimals: int = 2
     obs: list[float] = field(default_factory=list)
+    lo_stated: bool = False  # lo comes from the statement: widen stays above it
 
     @classmethod
     def infer(cls, values: list[float], hints: Hints) -> "FloatSpec":
@@ -29,7 +30,8 @@ class FloatSpec(Spec):
         if omin > 0 and hints.positive:
             lo = min(omin, 10.0 ** -decs)
         hi = max(omax * 2, omax + 10.0, 10.0)
-        return cls(lo=float(lo), hi=float(hi), decimals=decs, obs=sorted(set(float(v) for v in values)))
+        return cls(lo=float(lo), hi=float(hi), decimals=decs, obs=sorted(set(float(v) for v in values)),
+                   lo_stated=hints.positive or hints.non_negative)
 
     def _r(self, v: float) -> float:
         return round(max(self.lo, min(self.hi, v)), self.decimals)
@@ -70,7 +72,7 @@ class FloatSpec(Spec):
         return self._r(v)
 
     def widen(self, value: Any, rng: random.Random) -> list[Any]:
-        if self.lo >= 0 and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if self.lo >= 0 and not self.lo_stated and isinstance(value, (int, float)) and not isinstance(value, bool):
             return [-value if value else -1.0]
         return []
 

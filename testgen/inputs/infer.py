@@ -63,7 +63,8 @@ def infer_spec(values: list[Any], hints: Hints, depth: int = 0) -> Spec:
                         elem.weights.append(1.0)
             min_len = 0 if (min(lens) == 0 or (hints.empty_ok and not hints.non_empty)) else 1
             opts.append((ListSpec(elem=elem, min_len=min_len, max_len=max(max(lens) * 2, 10), obs_lens=lens,
-                                  elem_known=bool(elems), permutation=permutation_base(vals)), w))
+                                  elem_known=bool(elems), permutation=permutation_base(vals),
+                                  min_len_stated=hints.non_empty), w))
         elif kind == "dict":
             keys = [k for v in vals for k in v.keys()]
             vs = [x for v in vals for x in v.values()]
@@ -98,7 +99,7 @@ def apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
             target = spec.elem if isinstance(spec, ListSpec) else spec
             if isinstance(target, IntSpec):
                 if b.lo is not None:
-                    target.lo = int(b.lo)
+                    target.lo, target.lo_stated = int(b.lo), True
                 if b.hi is not None:
                     target.hi, target.stated = int(b.hi), True
                 target.hi = max(target.hi, target.lo)
@@ -107,6 +108,7 @@ def apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
                     target.lo = max(target.lo, 10.0 ** -target.decimals)  # positive: zero is outside
                 elif b.lo is not None:
                     target.lo = float(b.lo)
+                target.lo_stated = target.lo_stated or b.positive or b.lo is not None
                 if b.hi is not None:
                     target.hi = float(b.hi)
     if (b.length_lo is not None or b.length_hi is not None) and isinstance(spec, (ListSpec, StrSpec)):
@@ -114,7 +116,7 @@ def apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
         if lens and all((b.length_lo is None or n >= b.length_lo) and (b.length_hi is None or n <= b.length_hi)
                         for n in lens):
             if b.length_lo is not None:
-                spec.min_len = int(b.length_lo)
+                spec.min_len, spec.min_len_stated = int(b.length_lo), True
             if b.length_hi is not None:
                 spec.max_len = max(spec.min_len, int(b.length_hi))
                 if isinstance(spec, ListSpec):

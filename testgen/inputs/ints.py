@@ -15,6 +15,7 @@ class IntSpec(Spec):
     hi: int
     obs: list[int] = field(default_factory=list)
     stated: bool = False  # hi comes from the statement: stress stays within it
+    lo_stated: bool = False  # lo comes from the statement ("positive", 1 <= n): widen stays above it
 
     @classmethod
     def infer(cls, values: list[int], hints: Hints) -> "IntSpec":
@@ -35,7 +36,8 @@ class IntSpec(Spec):
         hi = max(omax * 2, omax + 10, 10) if mag < 10**6 else omax * 2
         if omax < 0:
             hi = 0 if omin < 0 else hi
-        return cls(lo=lo, hi=max(hi, lo + 1), obs=sorted(set(values)))
+        return cls(lo=lo, hi=max(hi, lo + 1), obs=sorted(set(values)),
+                   lo_stated=hints.positive or hints.non_negative)
 
     def clamp(self, v: int) -> int:
         return max(self.lo, min(self.hi, v))
@@ -94,9 +96,9 @@ class IntSpec(Spec):
 
     def widen(self, value: Any, rng: random.Random) -> list[Any]:
         out: list[Any] = []
-        if self.lo >= 0 and isinstance(value, int) and not isinstance(value, bool):
+        if self.lo >= 0 and not self.lo_stated and isinstance(value, int) and not isinstance(value, bool):
             out += [-value if value else -1, -1]
-        if self.lo >= 1:
+        if self.lo >= 1 and not self.lo_stated:
             out.append(0)
         if not self.stated:
             # far beyond the seeds: a large prime and a random large number expose linear loops

@@ -18,6 +18,7 @@ class ListSpec(Spec):
     elem_known: bool = True
     stress_len: int = STRESS_LEN  # the statement's maximum length, when it gives one
     permutation: Optional[int] = None  # every seed is a permutation of base..base+n-1: so is every value
+    min_len_stated: bool = False  # min_len comes from the statement ("non-empty"): widen keeps it
 
     def _perm(self, rng: random.Random, n: int) -> list[int]:
         v = list(range(self.permutation or 0, (self.permutation or 0) + n))
@@ -138,7 +139,7 @@ class ListSpec(Spec):
         return v
 
     def widen(self, value: Any, rng: random.Random) -> list[Any]:
-        out: list[Any] = [[]] if self.min_len >= 1 else []
+        out: list[Any] = [[]] if self.min_len >= 1 and not self.min_len_stated else []
         if isinstance(value, list) and value:
             widened = [self.elem.widen(x, rng) for x in value]
             if all(widened):

@@ -30,6 +30,7 @@ class StrSpec(Spec):
     case_flip: bool = False  # the statement makes case part of the problem: flip letters' case
     # A category ("M"/"F", "add"/"remove"): the values seen repeat, so only they are drawn.
     choices: Optional[list[str]] = None
+    min_len_stated: bool = False  # min_len comes from the statement ("non-empty"): widen keeps it
 
     def make_categorical(self, values: list[str], max_distinct: int) -> None:
         """Draw only the values seen when they are few and repeat (a category, not free text)."""
@@ -64,7 +65,7 @@ class StrSpec(Spec):
         letters = {c for c in chars if c.isalpha()}
         return cls(alphabet="".join(sorted(alpha)), min_len=min_len, max_len=max_len, sep=sep,
                    token_alphabet=tok_alpha or string.ascii_lowercase, obs=list(dict.fromkeys(values)),
-                   case_flip=bool(letters) and hints.case_stated)
+                   case_flip=bool(letters) and hints.case_stated, min_len_stated=hints.non_empty)
 
     def _word(self, rng: random.Random, n: int) -> str:
         return "".join(rng.choice(self.token_alphabet) for _ in range(n))
@@ -159,7 +160,7 @@ class StrSpec(Spec):
     def widen(self, value: Any, rng: random.Random) -> list[Any]:
         if self.choices:
             return []
-        out: list[Any] = [""] if self.min_len >= 1 else []
+        out: list[Any] = [""] if self.min_len >= 1 and not self.min_len_stated else []
         if isinstance(value, str) and not self.case_flip and any(c.isalpha() for c in value):
             out.append(value.swapcase())  # the other case, which the seeds never showed
             if len(value) > 1:
