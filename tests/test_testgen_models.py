@@ -118,6 +118,15 @@ def test_mutation_family_keeps_types_and_stays_near_seeds():
         assert isinstance(a[0], list) and all(type(x) is int for x in a[0]) and type(a[1]) is int
 
 
+def test_list_boundary_repeats_every_element_boundary_zero_too():
+    """[0, 0] where the elements range over negatives and positives: the element's boundary
+    values lo, lo + 1, hi, hi - 1 came first and the list took only those four, so a pair of
+    zeros (HumanEval/43: "two distinct elements that sum to zero") was never drawn."""
+    _, cands = gen([[[1, 3, 5, 0]], [[1, 3, -2, 1]], [[2, 4, -5, 3, 5, 7]]])
+    b = [a[0] for a in fam(cands, "boundary")]
+    assert [0, 0] in b and [1, 1] in b and [-1, -1] in b
+
+
 def test_widen_family_steps_outside_the_seen_domain_only_when_asked():
     _, cands = gen([[[1, 2, 3]], [[4, 5]]])
     assert not fam(cands, "widen")  # opt-in

@@ -46,7 +46,7 @@ class ListSpec(Spec):
             return [v for v in out if len(v) >= self.min_len]
         if self.min_len == 0:
             out.append([])
-        for b in self.elem.boundary()[:4]:
+        for b in self.elem.boundary():
             out.append([b])
             out.append([b, b])
         if not self.elem.boundary():
