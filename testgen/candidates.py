@@ -58,13 +58,18 @@ class Candidate:
 
 
 def dedupe(cands: list[Candidate]) -> tuple[list[Candidate], int]:
-    """First occurrence wins (seeds come first, so they are kept); returns (unique, dropped)."""
-    seen: set[str] = set()
+    """First occurrence wins (seeds come first, so they are kept); returns (unique, dropped). A
+    duplicate's ``shape:`` note (selection keeps one input of each shape) passes to the first
+    occurrence when that has none, so an input two families drew keeps the stronger claim."""
+    first: dict[str, Candidate] = {}
     out: list[Candidate] = []
     for c in cands:
         k = c.key
-        if k in seen:
+        if k in first:
+            kept = first[k]
+            if c.note.startswith("shape:") and not kept.note.startswith("shape:"):
+                kept.note = c.note
             continue
-        seen.add(k)
+        first[k] = c
         out.append(c)
     return out, len(cands) - len(out)

@@ -127,7 +127,9 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                             if v >= sp.lo or (v == 0 and sp.lo <= 1 and not m.hints.positive):
                                 args = list(s)
                                 args[i] = v
-                                out.append(Candidate("relations", args=args, note=f"arg{i}=index {v}"))
+                                # kept by selection as a shape of its own, one per argument (k = 0)
+                                out.append(Candidate("relations", args=args,
+                                                     note=f"shape:index-{'0' if v == 0 else 'len'}-arg{i}"))
                     continue
                 nums = _numbers_of(s[j])
                 elem = getattr(m.specs[j], "elem", None)
@@ -147,7 +149,29 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                     args[i] = int(v) if isinstance(sp, IntSpec) else float(v)
                     out.append(Candidate("relations", args=args, note=f"arg{i} vs arg{j}"))
     rng.shuffle(out)
-    return out[:n]
+    emptied = _emptied(m, pool, rng)
+    return (emptied[: n // 2] + out)[:n]
+
+
+def _emptied(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
+    """Each seed with one sequence argument empty (with the whole group whose length it always
+    shares), where the seeds never showed it empty and the statement states no minimum length
+    (``Spec.empty``): a search in an empty list, an empty word. Not where the arguments tied to it
+    then leave their domain (``top_k(lst, k)`` with k positive: k would be 0)."""
+    out: list[Candidate] = []
+    for s in pool:
+        for i, sp in enumerate(m.specs):
+            group = next((g for g in m.invariants.same_len if i in g), [i])
+            if i != min(group) or not s[i] or any(m.specs[j].empty() is None for j in group):
+                continue
+            args = list(s)
+            for j in group:
+                args[j] = m.specs[j].empty()
+            # a shape of its own: selection keeps one of each (the largest), as it keeps stress shapes
+            args = m.fix(args, rng)
+            if all(sp_j.accepts(v) for sp_j, v in zip(m.specs, args)):  # an index into it may not go to 0
+                out.append(Candidate("relations", args=args, note=f"shape:empty-arg{i}"))
+    return out
 
 
 def f_widen(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:

@@ -166,8 +166,9 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
     largest = sorted((i for i in range(n) if not taken[i]), key=lambda i: -cands[i].size())
     keep = [i for i in largest if cands[i].family == "stress"][:STRESS_KEEP]
     # and the largest input of every shape (a stress input's: sorted, all equal, ...,
-    # ``shapes.STRESS_PLAN``; points on lines, ``lines.LINE_PLAN``): a slow solution's worst case
-    # is a shape, not only a size, and a wrong one's is a shape that random values never take
+    # ``shapes.STRESS_PLAN``; points on lines, ``lines.LINE_PLAN``; a seed with one sequence
+    # argument emptied, ``generators._emptied``): a slow solution's worst case is a shape, not
+    # only a size, and a wrong one's is a shape that random values never take
     shapes: set[str] = set()
     for i in largest:
         note = cands[i].note

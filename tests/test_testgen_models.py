@@ -157,6 +157,55 @@ def test_widen_keeps_the_seeds_relations_and_what_the_statement_states():
     assert any(a[0] <= 0 for a in w) and any(a[1] == "" for a in w)
 
 
+def test_a_record_field_the_statement_says_never_repeats_never_repeats_in_any_family():
+    """(gender, age) pairs of "All ages are different": no generated list repeats an age (a
+    correct program may key a dict by age), while genders repeat as the seeds show. Without the
+    statement's word, two short seeds are no evidence and ages may repeat."""
+    seeds = [[[["F", 19], ["M", 23], ["F", 18]]], [[["M", 35], ["F", 18], ["M", 23], ["F", 19], ["M", 30], ["M", 17]]]]
+    st = "def sort_age(lst):\n    \"\"\"Sort (gender, age) pairs by age, oldest first. All ages are different.\"\"\""
+    m, cands = gen(seeds, statement=st, entry="sort_age")
+    assert (0, 1) in m.invariants.distinct_fields and (0, 0) not in m.invariants.distinct_fields
+    lists = [c.args[0] for c in cands if c.family != "seed"]
+    assert sum(len(v) for v in lists) > 300
+    assert all(len({r[1] for r in v}) == len(v) for v in lists)
+    assert any(len({r[0] for r in v}) < len(v) for v in lists)  # genders still repeat
+    m, cands = gen(seeds, statement="def sort_age(lst):\n    \"\"\"Sort the pairs by age.\"\"\"", entry="sort_age")
+    assert m.invariants.distinct_fields == []
+    assert any(len({r[1] for r in c.args[0]}) < len(c.args[0]) for c in cands)
+
+
+def test_every_sequence_the_seeds_never_show_empty_is_tried_empty_and_kept_by_selection():
+    """Both samples search for 42 in a non-empty list: the list is also tried empty, a count k
+    into a list is tried at 0, and selection keeps one of each (a wrong search that reads
+    ``seq[-1]`` and a top-k that slices ``[-k:]`` fail only there). A stated minimum length, or
+    a text of a few categories, is never emptied; a group of equal lengths empties together."""
+    m, cands = gen([[42, [-5, 1, 3, 5, 7, 10]], [42, [1, 5, 10]]])
+    emptied = [c for c in cands if c.note == "shape:empty-arg1"]
+    assert emptied and all(c.family == "relations" and c.args[1] == [] for c in emptied)
+    st = "def top_k(lst, k):\n    \"\"\"The k largest of lst, k a non-negative integer.\"\"\""
+    m, cands = gen([[[9, 9, 4, 9, 7, 9, 3, 1, 6], 5], [[4, 5, 2, 3, 1, 6], 3]], statement=st, entry="top_k")
+    zero = [c for c in cands if c.note == "shape:index-0-arg1"]
+    assert zero and all(c.args[1] == 0 and c.args[0] for c in zero)
+    assert all(c.args == [[], 0] for c in cands if c.note == "shape:empty-arg0")  # k follows its list
+    unique, _ = dedupe(cands)
+    kept = [unique[i] for i in greedy_cover(unique, [set() for _ in unique], 20, fill=True)]
+    assert {"shape:empty-arg0", "shape:index-0-arg1"} <= {c.note for c in kept}
+    st = "def f(lst, k):\n    \"\"\"lst is a non-empty list.\"\"\""
+    _, cands = gen([[[9, 9, 4, 9, 7, 9, 3, 1, 6], 5], [[4, 5, 2, 3, 1, 6], 3]], statement=st, entry="f")
+    assert all(c.args[0] for c in cands)
+    _, cands = gen([["010", "110"], ["0101", "0000"], ["1", "1"]])
+    assert ["", ""] in fam(cands, "relations") and all(len(a) == len(b) for a, b in fam(cands, "relations"))
+    m, cands = gen([["red", 1], ["blue", 2], ["red", 3], ["blue", 4], ["red", 5], ["blue", 6]])
+    assert m.specs[0].choices and len(cands) > 50
+    assert all(c.args[0] in ("red", "blue") for c in cands)
+
+
+def test_a_duplicate_passes_its_shape_to_the_input_kept():
+    cs = [Candidate("boundary", args=[[1, 2], 0]), Candidate("relations", args=[[1, 2], 0], note="shape:index-0-arg1")]
+    out, dropped = dedupe(cs)
+    assert dropped == 1 and out[0].family == "boundary" and out[0].note == "shape:index-0-arg1"
+
+
 def test_generation_is_deterministic_under_a_seed():
     a = [c.key for c in gen(LIST_SEEDS, seed=7)[1]]
     b = [c.key for c in gen(LIST_SEEDS, seed=7)[1]]

@@ -40,6 +40,11 @@ class Spec:
         none was empty), derived from a seed value. Gold agreement decides if they are fair."""
         return []
 
+    def empty(self) -> Any:
+        """The empty value of a sequence that the seeds never showed empty and whose statement
+        states no minimum length ("non-empty", ``1 <= len(s)``); None where there is none."""
+        return None
+
     def accepts(self, value: Any) -> bool:
         return True
 

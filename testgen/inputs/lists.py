@@ -139,7 +139,7 @@ class ListSpec(Spec):
         return v
 
     def widen(self, value: Any, rng: random.Random) -> list[Any]:
-        out: list[Any] = [[]] if self.min_len >= 1 and not self.min_len_stated else []
+        out: list[Any] = [] if self.empty() is None else [[]]
         if isinstance(value, list) and value:
             widened = [self.elem.widen(x, rng) for x in value]
             if all(widened):
@@ -150,6 +150,9 @@ class ListSpec(Spec):
                 v[i] = widened[i][0]
                 out.append(v)
         return out
+
+    def empty(self) -> Any:
+        return [] if self.min_len >= 1 and not self.min_len_stated else None
 
     def accepts(self, value: Any) -> bool:
         return isinstance(value, list)

@@ -6,7 +6,9 @@ import math
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
+
+from ..distinct_rows import says_distinct_values
 
 
 @dataclass
@@ -16,12 +18,15 @@ class Invariants:
     * ``same_len``: groups of sequence arguments that always have equal length;
     * ``index_of``: (int arg, sequence arg) with 0 <= int <= len(sequence) in every seed;
     * ``sorted_args`` / ``distinct_args``: list arguments that are always sorted / duplicate-free
-      (only when seeds show it on lists long enough for it to mean something)."""
+      (only when seeds show it on lists long enough for it to mean something);
+    * ``distinct_fields``: (list arg, field) of a list of records whose field never repeats
+      within a list ("All ages are different" of ``[gender, age]`` pairs), on the same evidence."""
 
     same_len: list[list[int]] = field(default_factory=list)
     index_of: list[tuple[int, int]] = field(default_factory=list)
     sorted_args: list[int] = field(default_factory=list)
     distinct_args: list[int] = field(default_factory=list)
+    distinct_fields: list[tuple[int, int]] = field(default_factory=list)
 
     @classmethod
     def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "") -> "Invariants":
@@ -30,7 +35,7 @@ class Invariants:
         inv = cls()
         words = statement.lower()
         says_sorted = bool(re.search(r"\bsorted\b|ascending|increasing order|non-?decreasing", words))
-        says_unique = bool(re.search(r"\bunique\b|\bdistinct\b|duplicate", words))
+        says_unique = bool(re.search(r"\bunique\b|\bdistinct\b|duplicate", words)) or says_distinct_values(statement)
         if len(seeds) < 2:
             return inv
         seqs = [i for i in range(arity) if all(isinstance(s[i], (str, list)) for s in seeds)]
@@ -62,12 +67,12 @@ class Invariants:
                         inv.sorted_args.append(i)
                 except TypeError:
                     pass
-                if all(len(set(map(_hashable, v))) == len(v) for v in longish):
-                    values = {_hashable(x) for v in lists for x in v}
-                    r = max(len(values), 1)
-                    chance = math.exp(-sum(len(v) * (len(v) - 1) / (2 * r) for v in longish))
-                    if says_unique or chance < 0.01:
-                        inv.distinct_args.append(i)
+                if _distinct_beyond_chance([[_hashable(x) for x in v] for v in lists], says_unique):
+                    inv.distinct_args.append(i)
+                k = _record_len(lists)
+                for f in range(k or 0):
+                    if _distinct_beyond_chance([[_hashable(x[f]) for x in v] for v in lists], says_unique):
+                        inv.distinct_fields.append((i, f))
         return inv
 
     def enforce(self, args: list[Any], rng: random.Random) -> list[Any]:
@@ -96,6 +101,15 @@ class Invariants:
                         seen.add(h)
                         out.append(x)
                 args[i] = out
+        for i, f in self.distinct_fields:
+            if isinstance(args[i], list):
+                seen, out = set(), []
+                for x in args[i]:
+                    h = _hashable(x[f]) if isinstance(x, list) and len(x) > f else _hashable(x)
+                    if h not in seen:
+                        seen.add(h)
+                        out.append(x)
+                args[i] = out
         for i in self.sorted_args:
             if isinstance(args[i], list):
                 try:
@@ -106,6 +120,27 @@ class Invariants:
             if isinstance(args[i], int) and isinstance(args[j], (str, list)):
                 args[i] = max(0, min(args[i], len(args[j])))
         return args
+
+
+def _distinct_beyond_chance(lists: list[list[Any]], says_unique: bool) -> bool:
+    """No list repeats a value, with lists of 3 or more in two seeds, and either the statement
+    says so or the odds of it happening by chance (birthday bound over the values seen) are
+    below 1 %."""
+    longish = [v for v in lists if len(v) >= 3]
+    if len(longish) < 2 or any(len(set(v)) != len(v) for v in longish):
+        return False
+    r = max(len({x for v in lists for x in v}), 1)
+    chance = math.exp(-sum(len(v) * (len(v) - 1) / (2 * r) for v in longish))
+    return says_unique or chance < 0.01
+
+
+def _record_len(lists: list[list[Any]]) -> Optional[int]:
+    """k when every element of every list is a list of length k (a list of records), else None."""
+    elems = [x for v in lists for x in v]
+    if not elems or not all(isinstance(x, list) for x in elems):
+        return None
+    k = len(elems[0])
+    return k if k and all(len(x) == k for x in elems) else None
 
 
 def _hashable(x: Any) -> Any:

@@ -160,12 +160,15 @@ class StrSpec(Spec):
     def widen(self, value: Any, rng: random.Random) -> list[Any]:
         if self.choices:
             return []
-        out: list[Any] = [""] if self.min_len >= 1 and not self.min_len_stated else []
+        out: list[Any] = [] if self.empty() is None else [""]
         if isinstance(value, str) and not self.case_flip and any(c.isalpha() for c in value):
             out.append(value.swapcase())  # the other case, which the seeds never showed
             if len(value) > 1:
                 out.append(value[0].swapcase() + value[1:])
         return out
+
+    def empty(self) -> Any:
+        return "" if not self.choices and self.min_len >= 1 and not self.min_len_stated else None
 
     def accepts(self, value: Any) -> bool:
         return isinstance(value, str) and (not self.choices or value in self.choices)
