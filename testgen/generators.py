@@ -124,7 +124,7 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                 if (i, j) in index_pairs:  # an index or a count into arg j: 0 and its length
                     if isinstance(s[j], (list, str)) and isinstance(sp, IntSpec) and not sp.stated:
                         for v in (0, len(s[j])):
-                            if v >= sp.lo or (v == 0 and sp.lo <= 1 and not m.hints.positive):
+                            if v >= sp.lo or (v == 0 and not sp.lo_stated and not m.hints.positive):
                                 args = list(s)
                                 args[i] = v
                                 # kept by selection as a shape of its own, one per argument (k = 0)

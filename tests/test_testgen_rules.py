@@ -97,6 +97,11 @@ def test_index_relation_gets_zero_and_length_unless_positive():
     m = FunctionModel.infer(seeds, "Return the first k elements.", "f")
     rel = [c.args for c in generate("function", m, [{"args": s} for s in seeds], 0, "idx") if c.family == "relations"]
     assert any(k == 0 for _, k in rel) and any(k == len(lst) for lst, k in rel)
+    # k = 0 where the seeds start higher: the "k = 0 never appears" (top_k(lst, 3), (lst, 5))
+    high = [[[9, 9, 4, 9, 7, 9, 3, 1, 6], 5], [[4, 5, 2, 3, 1, 6], 3]]
+    m = FunctionModel.infer(high, "Return the k largest numbers.", "f")
+    rel = [c.args for c in generate("function", m, [{"args": s} for s in high], 0, "idx") if c.family == "relations"]
+    assert any(k == 0 and lst for lst, k in rel)
     m = FunctionModel.infer(seeds, "k is a positive integer.", "f")
     rel = [c.args for c in generate("function", m, [{"args": s} for s in seeds], 0, "idx") if c.family == "relations"]
     assert not any(k == 0 for _, k in rel)
