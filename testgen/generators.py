@@ -160,16 +160,16 @@ def _emptied(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> lis
     then leave their domain (``top_k(lst, k)`` with k positive: k would be 0)."""
     out: list[Candidate] = []
     for s in pool:
-        for i, sp in enumerate(m.specs):
-            group = next((g for g in m.invariants.same_len if i in g), [i])
+        for i in range(m.arity):
+            group = m.invariants.group_of(i)
             if i != min(group) or not s[i] or any(m.specs[j].empty() is None for j in group):
                 continue
             args = list(s)
             for j in group:
                 args[j] = m.specs[j].empty()
-            # a shape of its own: selection keeps one of each (the largest), as it keeps stress shapes
             args = m.fix(args, rng)
-            if all(sp_j.accepts(v) for sp_j, v in zip(m.specs, args)):  # an index into it may not go to 0
+            if all(sp.accepts(v) for sp, v in zip(m.specs, args)):  # an index into it may not go to 0
+                # a shape of its own: selection keeps one of each (the largest), as it keeps stress shapes
                 out.append(Candidate("relations", args=args, note=f"shape:empty-arg{i}"))
     return out
 
@@ -182,7 +182,7 @@ def f_widen(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:
     pool = [s for s in m.seeds if len(s) == m.arity]
     for s in pool:
         for i, sp in enumerate(m.specs):
-            group = next((g for g in m.invariants.same_len if i in g), [i])
+            group = m.invariants.group_of(i)
             for v in sp.widen(s[i], rng):
                 args = list(s)
                 args[i] = v

@@ -6,7 +6,7 @@ import math
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..distinct_rows import says_distinct_values
 
@@ -75,6 +75,10 @@ class Invariants:
                         inv.distinct_fields.append((i, f))
         return inv
 
+    def group_of(self, i: int) -> list[int]:
+        """The arguments whose length argument ``i`` always shares, itself included."""
+        return next((g for g in self.same_len if i in g), [i])
+
     def enforce(self, args: list[Any], rng: random.Random) -> list[Any]:
         args = list(args)
         for g in self.same_len:
@@ -94,22 +98,10 @@ class Invariants:
                     args[i] = v if len(v) == n else v
         for i in self.distinct_args:
             if isinstance(args[i], list):
-                seen, out = set(), []
-                for x in args[i]:
-                    h = _hashable(x)
-                    if h not in seen:
-                        seen.add(h)
-                        out.append(x)
-                args[i] = out
+                args[i] = _first_of_each(args[i], _hashable)
         for i, f in self.distinct_fields:
             if isinstance(args[i], list):
-                seen, out = set(), []
-                for x in args[i]:
-                    h = _hashable(x[f]) if isinstance(x, list) and len(x) > f else _hashable(x)
-                    if h not in seen:
-                        seen.add(h)
-                        out.append(x)
-                args[i] = out
+                args[i] = _first_of_each(args[i], lambda x, f=f: _hashable(_field(x, f)))
         for i in self.sorted_args:
             if isinstance(args[i], list):
                 try:
@@ -120,6 +112,23 @@ class Invariants:
             if isinstance(args[i], int) and isinstance(args[j], (str, list)):
                 args[i] = max(0, min(args[i], len(args[j])))
         return args
+
+
+def _first_of_each(values: list[Any], key: Callable[[Any], Any]) -> list[Any]:
+    """The values in order, without those whose key an earlier one had."""
+    seen: set[Any] = set()
+    out: list[Any] = []
+    for x in values:
+        h = key(x)
+        if h not in seen:
+            seen.add(h)
+            out.append(x)
+    return out
+
+
+def _field(record: Any, f: int) -> Any:
+    """Field ``f`` of a record, or the value itself where it is not one."""
+    return record[f] if isinstance(record, list) and len(record) > f else record
 
 
 def _distinct_beyond_chance(lists: list[list[Any]], says_unique: bool) -> bool:
