@@ -73,16 +73,22 @@ def f_special(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:
 
 
 def f_stress(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:
-    """Max-size inputs: each argument big in turn, then all of them big."""
+    """Max-size inputs: each argument big in turn, then all of them big; and every argument's
+    worst-case shapes (``Spec.stress_shapes``), which the budget never cuts."""
     out: list[Candidate] = []
+    shaped: list[Candidate] = []
     for i, sp in enumerate(m.specs):
         for v in sp.stress(rng):
             args = m.base(rng)
             args[i] = v
             out.append(Candidate("stress", args=args, note=f"arg{i}"))
+        for shape, v in sp.stress_shapes().items():
+            args = m.base(rng)
+            args[i] = v
+            shaped.append(Candidate("stress", args=args, note=f"shape:{shape}-arg{i}"))
     out.append(Candidate("stress", args=[sp.random(rng, big=True) for sp in m.specs], note="all"))
     rng.shuffle(out)
-    return out[:n]
+    return out[:n] + shaped
 
 
 def f_mutation(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:

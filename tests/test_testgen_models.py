@@ -107,6 +107,26 @@ def test_stress_family_is_big():
     assert max(len(a[0]) for a in fam(c3, "stress")) >= 500  # the stated maximum
 
 
+def test_a_divisor_problem_gets_a_large_prime_that_selection_keeps():
+    """Where the statement speaks of primes or divisors, an int argument is also tried at a large
+    prime (its worst case: trial division runs its whole course), below a stated maximum when
+    there is one; selection keeps it whatever its size. Elsewhere no such input is drawn."""
+    st = "def is_prime(n):\n    \"\"\"Return true if a given number is prime, and false otherwise.\"\"\""
+    seeds = [[6], [101], [11], [13441], [61], [4], [1]]
+    _, cands = gen(seeds, statement=st, entry="is_prime")
+    prime = [c for c in cands if c.note == "shape:prime-arg0"]
+    assert [c.args for c in prime] == [[49_999_991]] and prime[0].family == "stress"
+    unique, _ = dedupe(cands)
+    kept = [unique[i] for i in greedy_cover(unique, [set() for _ in unique], 20, fill=True)]
+    assert "shape:prime-arg0" in {c.note for c in kept}
+    st = "def f(n):\n    \"\"\"The largest divisor of n, 1 <= n <= 1000.\"\"\""
+    _, cands = gen([[15], [100]], statement=st, entry="f")
+    assert [c.args for c in cands if c.note == "shape:prime-arg0"] == [[997]]
+    st = "def f(n):\n    \"\"\"The n-th triangular number.\"\"\""
+    _, cands = gen([[15], [100]], statement=st, entry="f")
+    assert not any(c.note.startswith("shape:prime") for c in cands)
+
+
 def test_mutation_family_keeps_types_and_stays_near_seeds():
     seeds = [["(()()) ((()))"], ["() (())"]]
     _, cands = gen(seeds)

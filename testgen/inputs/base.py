@@ -32,6 +32,11 @@ class Spec:
     def stress(self, rng: random.Random) -> list[Any]:
         return []
 
+    def stress_shapes(self) -> dict[str, Any]:
+        """Worst-case values by the name of their shape (``{"prime": 999999937}``): each becomes a
+        stress input noted ``shape:NAME-argI``, which selection keeps whatever its size."""
+        return {}
+
     def mutate(self, value: Any, rng: random.Random) -> Any:
         return self.random(rng)
 
@@ -77,6 +82,9 @@ class Hints:
     non_empty: bool = False
     empty_ok: bool = False
     case_stated: bool = False  # "lowercase", "uppercase", "case-insensitive", "ignoring case": case matters
+    # "prime", "divisor", "factors", "divisible", "gcd": a number's divisors decide the answer, so a large
+    # prime is its worst case (trial division up to n instead of its square root)
+    divisibility: bool = False
 
     @classmethod
     def from_text(cls, text: str) -> "Hints":
@@ -89,4 +97,6 @@ class Hints:
             empty_ok=bool(re.search(r"(?<!non-)(?<!non)\bempty\b", t)),
             case_stated=bool(re.search(r"lower-?case|upper-?case|case-?(in)?sensitive|(ignor\w*|regardless of) "
                                        r"(the )?case|capital", t)),
+            divisibility=bool(re.search(r"\bprimes?\b|\bdivisors?\b|\bdivisible\b|\bdivides\b|\bfactors?\b|factori[sz]"
+                                        r"|\bgcd\b|co-?prime", t)),
         )
