@@ -1,7 +1,7 @@
 """Per-argument bounds read from a function's docstring.
 
 Docstrings state contracts in prose and in formulas: "base numbers are less than 10",
-"1 <= n <= 10^3", "1 <= k <= len(arr)", "The length of the array will be in the range of
+"1 <= n <= 10^3", "-10^4 <= nums[i] <= 10^4" (every element), "1 <= k <= len(arr)", "The length of the array will be in the range of
 [1, 1000]", "Given a positive integer n". ``arg_bounds`` maps each argument name to the
 bounds such sentences give it (on its values, or on its length). The input model applies
 a bound only where every seed already satisfies it.
@@ -88,7 +88,8 @@ def arg_bounds(statement: str, entry_point: str) -> dict[str, Bound]:
                 out[n] = out[n].merge(Bound(length_lo=lo if m.group(2) == "≤" else (lo or 0) + 1,
                                             length_hi=hi if m.group(3) == "≤" else (hi or 0) - 1))
                 continue
-            m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}\s*(≤|<)\s*({_NUM})", t)
+            # a value's bound, or every element's (LeetCode's ``-10^4 <= nums[i] <= 10^4``)
+            m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}(?:\[\s*\w+\s*\])?\s*(≤|<)\s*({_NUM})", t)
             if m:
                 lo, hi = parse_number(m.group(1)), parse_number(m.group(4))
                 out[n] = out[n].merge(Bound(lo=lo if m.group(2) == "≤" else (lo or 0) + 1,

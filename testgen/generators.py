@@ -155,8 +155,29 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                     args[i] = int(v) if isinstance(sp, IntSpec) else float(v)
                     out.append(Candidate("relations", args=args, note=f"arg{i} vs arg{j}"))
     rng.shuffle(out)
-    emptied = _emptied(m, pool, rng)
-    return (emptied[: n // 2] + out)[:n]
+    shaped = _emptied(m, pool, rng) + _negated(m, pool, rng)
+    return (shaped[: n // 2] + out)[:n]
+
+
+def _negated(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
+    """Each seed with one list of numbers negated, where every seed's elements are >= 0 and the
+    statement bounds them nowhere ("positive", "non-negative", ``0 <= arr[i]``): a list of
+    integers holds negative ones too, and a list of them all below zero is where a running
+    maximum started at 0, or a sum compared with 0, goes wrong."""
+    out: list[Candidate] = []
+    if m.hints.positive or m.hints.non_negative:
+        return out
+    for s in pool:
+        for i, sp in enumerate(m.specs):
+            elem = getattr(sp, "elem", None)
+            nums = _numbers_of(s[i])
+            if (not isinstance(elem, (IntSpec, FloatSpec)) or elem.lo < 0 or elem.lo_stated or nums is None
+                    or not any(nums)):
+                continue
+            args = list(s)
+            args[i] = [-x for x in nums]
+            out.append(Candidate("relations", args=m.fix(args, rng), note=f"shape:negated-arg{i}"))
+    return out
 
 
 def _emptied(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:

@@ -220,6 +220,26 @@ def test_every_sequence_the_seeds_never_show_empty_is_tried_empty_and_kept_by_se
     assert all(c.args[0] in ("red", "blue") for c in cands)
 
 
+def test_a_list_of_numbers_the_seeds_never_show_negative_is_tried_all_negative():
+    """``rolling_max([1, 2, 3, 4])``: a list of integers holds negative ones too, and all below
+    zero is where a maximum started at 0 goes wrong; selection keeps one such input. Not where
+    the statement bounds the numbers, and not for lists of other things."""
+    st = "def rolling_max(numbers):\n    \"\"\"From a given list of integers, the rolling maximum.\"\"\""
+    seeds = [[[1, 2, 3, 4]], [[4, 3, 2, 1]], [[3, 2, 3, 100, 3]]]
+    _, cands = gen(seeds, statement=st, entry="rolling_max")
+    negated = [c.args[0] for c in cands if c.note == "shape:negated-arg0"]
+    assert [-1, -2, -3, -4] in negated and all(max(v) < 0 for v in negated)
+    unique, _ = dedupe(cands)
+    kept = [unique[i] for i in greedy_cover(unique, [set() for _ in unique], 20, fill=True)]
+    assert "shape:negated-arg0" in {c.note for c in kept}
+    for st in ("def f(numbers):\n    \"\"\"A list of non-negative integers.\"\"\"",
+               "def f(numbers):\n    \"\"\"0 <= numbers[i] <= 100\"\"\""):
+        _, cands = gen(seeds, statement=st, entry="f")
+        assert not any(c.note.startswith("shape:negated") for c in cands)
+    _, cands = gen([[["a", "bb"]], [["ccc"]], [["d", "e", "f"]]])
+    assert not any(c.note.startswith("shape:negated") for c in cands)
+
+
 def test_a_duplicate_passes_its_shape_to_the_input_kept():
     cs = [Candidate("boundary", args=[[1, 2], 0]), Candidate("relations", args=[[1, 2], 0], note="shape:index-0-arg1")]
     out, dropped = dedupe(cs)
@@ -471,6 +491,12 @@ def test_docstring_bounds_per_argument():
     m2 = FunctionModel.infer([[20, 2, []]], st, "f")
     assert m2.specs[0].hi != 1000 or m2.specs[0].lo != 1 or True
     assert m2.specs[1].hi == 9
+    # every element's bound, as LeetCode states it
+    st = 'def f(nums, k):\n    """-10^4 <= nums[i] <= 10^4 and 0 <= k <= 5"""'
+    b = arg_bounds(st, "f")
+    assert (b["nums"].lo, b["nums"].hi, b["k"].lo, b["k"].hi) == (-10_000, 10_000, 0, 5)
+    m, cands = gen([[[3, 1, 2], 1], [[5, 9], 2]], statement=st, entry="f")
+    assert m.specs[0].elem.stated and all(-10_000 <= x <= 10_000 for c in cands for x in c.args[0])
 
 
 def test_case_mutations_only_when_the_statement_makes_case_matter():
