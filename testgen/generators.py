@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .candidates import Candidate
-from .inputs import FloatSpec, FunctionModel, IntSpec, size_ok
+from .inputs import FloatSpec, FunctionModel, IntSpec, StrSpec, size_ok
 from .rng import stream
 from .smodel import MAX_INPUT_CHARS, StdioModel
 
@@ -155,12 +155,23 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                     args[i] = int(v) if isinstance(sp, IntSpec) else float(v)
                     out.append(Candidate("relations", args=args, note=f"arg{i} vs arg{j}"))
     rng.shuffle(out)
-    shaped = _emptied(m, pool, rng) + _negated(m, pool, rng)
+    shaped = _each_shape_in_turn(_emptied(m, pool, rng) + _negated(m, pool, rng) + _overlapping(m, pool, rng))
     return (shaped[: n // 2] + out)[:n]
 
 
+def _each_shape_in_turn(cands: list[Candidate]) -> list[Candidate]:
+    """The first candidate of every shape, then every shape's second, ...: a budget that cuts the
+    list keeps one of each."""
+    by_note: dict[str, list[Candidate]] = {}
+    for c in cands:
+        by_note.setdefault(c.note, []).append(c)
+    rounds = max((len(v) for v in by_note.values()), default=0)
+    return [v[k] for k in range(rounds) for v in by_note.values() if k < len(v)]
+
+
 def _negated(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
-    """Each seed with one list of numbers negated, where every seed's elements are >= 0 and the
+    """Each seed with one list of numbers negated, and with all of them at once where there are
+    several (their common values stay common), where every seed's elements are >= 0 and the
     statement bounds them nowhere ("positive", "non-negative", ``0 <= arr[i]``): a list of
     integers holds negative ones too, and a list of them all below zero is where a running
     maximum started at 0, or a sum compared with 0, goes wrong."""
@@ -168,15 +179,43 @@ def _negated(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> lis
     if m.hints.positive or m.hints.non_negative:
         return out
     for s in pool:
-        for i, sp in enumerate(m.specs):
-            elem = getattr(sp, "elem", None)
-            nums = _numbers_of(s[i])
-            if (not isinstance(elem, (IntSpec, FloatSpec)) or elem.lo < 0 or elem.lo_stated or nums is None
-                    or not any(nums)):
-                continue
+        which = [i for i, sp in enumerate(m.specs) if _unbounded_numbers(sp, s[i])]
+        for i in which:
             args = list(s)
-            args[i] = [-x for x in nums]
+            args[i] = [-x for x in s[i]]
             out.append(Candidate("relations", args=m.fix(args, rng), note=f"shape:negated-arg{i}"))
+        if len(which) > 1:
+            args = [[-x for x in v] if i in which else v for i, v in enumerate(s)]
+            out.append(Candidate("relations", args=m.fix(args, rng), note="shape:negated-all"))
+    return out
+
+
+def _unbounded_numbers(sp: Any, value: Any) -> bool:
+    """A list of numbers, not all zero, whose elements the seeds show >= 0 and no statement bounds."""
+    elem = getattr(sp, "elem", None)
+    return (isinstance(elem, (IntSpec, FloatSpec)) and elem.lo >= 0 and not elem.lo_stated
+            and _numbers_of(value) is not None and any(value))
+
+
+def _overlapping(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
+    """Each seed whose two lists hold one kind of value, made to share values, each shared value
+    twice in both (once where a list's values are distinct, ``Invariants.distinct_args``): where one list is compared with another (common elements, a union, an
+    exchange), random draws from a wide domain rarely share any, and duplicates of a shared value
+    are where "unique" goes wrong."""
+    out: list[Candidate] = []
+    lists = [i for i, sp in enumerate(m.specs) if isinstance(getattr(sp, "elem", None), (IntSpec, FloatSpec, StrSpec))]
+    for s in pool:
+        for a, b in ((a, b) for a in lists for b in lists if a < b):
+            if not s[a] or type(m.specs[a].elem) is not type(m.specs[b].elem):
+                continue
+            shared = rng.sample(s[a], max(1, len(s[a]) // 2))
+            args = list(s)
+            args[a] = s[a] + shared
+            args[b] = list(s[b]) + shared * 2
+            rng.shuffle(args[b])
+            args = m.fix(args, rng)
+            if all(sp.accepts(v) for sp, v in zip(m.specs, args)):
+                out.append(Candidate("relations", args=args, note=f"shape:overlap-arg{a}-arg{b}"))
     return out
 
 

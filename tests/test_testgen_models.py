@@ -240,6 +240,38 @@ def test_a_list_of_numbers_the_seeds_never_show_negative_is_tried_all_negative()
     assert not any(c.note.startswith("shape:negated") for c in cands)
 
 
+def test_two_lists_of_one_kind_are_made_to_share_values_and_negated_together():
+    """``common(l1, l2)``: random lists over a wide domain rarely share a value; the seeds' lists
+    are made to share some, each twice in both (where "unique" goes wrong), and negated
+    together so that what they share stays shared. Selection keeps one of each shape."""
+    st = "def common(l1, l2):\n    \"\"\"Return sorted unique common elements for two lists.\"\"\""
+    seeds = [[[1, 4, 3, 34, 653, 2, 5], [5, 7, 1, 5, 9, 653, 121]], [[5, 3, 2, 8], [3, 2]], [[4, 3, 2, 8], []]]
+    _, cands = gen(seeds, statement=st, entry="common")
+    overlap = [c.args for c in cands if c.note == "shape:overlap-arg0-arg1"]
+    assert overlap
+    for l1, l2 in overlap:
+        shared = set(l1) & set(l2)
+        assert shared and any(l1.count(x) >= 2 and l2.count(x) >= 2 for x in shared)
+    both = [c.args for c in cands if c.note == "shape:negated-all"]
+    assert [[-1, -4, -3, -34, -653, -2, -5], [-5, -7, -1, -5, -9, -653, -121]] in both
+    unique, _ = dedupe(cands)
+    kept = {unique[i].note for i in greedy_cover(unique, [set() for _ in unique], 20, fill=True)}
+    assert {"shape:overlap-arg0-arg1", "shape:negated-all", "shape:negated-arg0"} <= kept
+
+
+def test_distinctness_is_read_from_what_the_statement_says_of_the_input():
+    """"Return sorted unique common elements" says nothing of the lists given, and a list that
+    two seeds share is one observation: neither makes l1 duplicate-free (before, both did, and
+    no generated l1 repeated a value: a ``common`` that keeps l1's repeats passed). "Given a list
+    of distinct integers, return ..." still does."""
+    seeds = [[[1, 4, 3, 34, 653, 2, 5], [5, 7, 1, 5, 9, 653, 121]], [[5, 3, 2, 8], [3, 2]],
+             [[4, 3, 2, 8], [3, 2, 4]], [[4, 3, 2, 8], []]]
+    st = "def common(l1: list, l2: list):\n    \"\"\"Return sorted unique common elements for two lists.\"\"\""
+    assert FunctionModel.infer(seeds, st, "common").invariants.distinct_args == []
+    st = "def f(l1, l2):\n    \"\"\"Given a list of distinct integers l1, return those in l2.\"\"\""
+    assert FunctionModel.infer(seeds, st, "f").invariants.distinct_args == [0]
+
+
 def test_a_duplicate_passes_its_shape_to_the_input_kept():
     cs = [Candidate("boundary", args=[[1, 2], 0]), Candidate("relations", args=[[1, 2], 0], note="shape:index-0-arg1")]
     out, dropped = dedupe(cs)

@@ -33,9 +33,10 @@ class Invariants:
         """Sortedness needs the statement's word for it (people write examples in order);
         distinctness needs the statement's word or odds below 1% of it happening by chance."""
         inv = cls()
-        words = statement.lower()
+        given = about_the_input(statement)
+        words = given.lower()
         says_sorted = bool(re.search(r"\bsorted\b|ascending|increasing order|non-?decreasing", words))
-        says_unique = bool(re.search(r"\bunique\b|\bdistinct\b|duplicate", words)) or says_distinct_values(statement)
+        says_unique = bool(re.search(r"\bunique\b|\bdistinct\b|duplicate", words)) or says_distinct_values(given)
         if len(seeds) < 2:
             return inv
         seqs = [i for i in range(arity) if all(isinstance(s[i], (str, list)) for s in seeds)]
@@ -131,11 +132,19 @@ def _field(record: Any, f: int) -> Any:
     return record[f] if isinstance(record, list) and len(record) > f else record
 
 
+def about_the_input(statement: str) -> str:
+    """The statement without what it says of the answer: each sentence cut at its first
+    "return(s)". "Return sorted unique common elements" says nothing of the lists given; "Given a
+    list of distinct integers, return ..." does."""
+    parts = re.split(r"(?<=[.;!?])\s+|\n\s*\n", statement)
+    return "\n".join(re.split(r"\breturns?\b", p, maxsplit=1, flags=re.I)[0] for p in parts)
+
+
 def _distinct_beyond_chance(lists: list[list[Any]], says_unique: bool) -> bool:
     """No list repeats a value, with lists of 3 or more in two seeds, and either the statement
     says so or the odds of it happening by chance (birthday bound over the values seen) are
-    below 1 %."""
-    longish = [v for v in lists if len(v) >= 3]
+    below 1 %. A list that several seeds share counts once: it is one observation, not several."""
+    longish = list({repr(v): v for v in lists if len(v) >= 3}.values())
     if len(longish) < 2 or any(len(set(v)) != len(v) for v in longish):
         return False
     r = max(len({x for v in lists for x in v}), 1)
