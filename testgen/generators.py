@@ -176,8 +176,6 @@ def _negated(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> lis
     integers holds negative ones too, and a list of them all below zero is where a running
     maximum started at 0, or a sum compared with 0, goes wrong."""
     out: list[Candidate] = []
-    if m.hints.positive or m.hints.non_negative:
-        return out
     for s in pool:
         which = [i for i, sp in enumerate(m.specs) if _unbounded_numbers(sp, s[i])]
         for i in which:
@@ -191,7 +189,8 @@ def _negated(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> lis
 
 
 def _unbounded_numbers(sp: Any, value: Any) -> bool:
-    """A list of numbers, not all zero, whose elements the seeds show >= 0 and no statement bounds."""
+    """A list of numbers, not all zero, whose elements the seeds show >= 0 and no statement bounds
+    (``lo_stated``: "positive", "non-negative", ``0 <= arr[i]``)."""
     elem = getattr(sp, "elem", None)
     return (isinstance(elem, (IntSpec, FloatSpec)) and elem.lo >= 0 and not elem.lo_stated
             and _numbers_of(value) is not None and any(value))
@@ -199,9 +198,10 @@ def _unbounded_numbers(sp: Any, value: Any) -> bool:
 
 def _overlapping(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
     """Each seed whose two lists hold one kind of value, made to share values, each shared value
-    twice in both (once where a list's values are distinct, ``Invariants.distinct_args``): where one list is compared with another (common elements, a union, an
-    exchange), random draws from a wide domain rarely share any, and duplicates of a shared value
-    are where "unique" goes wrong."""
+    twice in both (once where a list's values are distinct, ``Invariants.distinct_args``): where
+    one list is compared with another (common elements, a union, an exchange), random draws from
+    a wide domain rarely share any, and duplicates of a shared value are where "unique" goes
+    wrong."""
     out: list[Candidate] = []
     lists = [i for i, sp in enumerate(m.specs) if isinstance(getattr(sp, "elem", None), (IntSpec, FloatSpec, StrSpec))]
     for s in pool:

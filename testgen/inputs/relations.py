@@ -144,7 +144,7 @@ def _distinct_beyond_chance(lists: list[list[Any]], says_unique: bool) -> bool:
     """No list repeats a value, with lists of 3 or more in two seeds, and either the statement
     says so or the odds of it happening by chance (birthday bound over the values seen) are
     below 1 %. A list that several seeds share counts once: it is one observation, not several."""
-    longish = list({repr(v): v for v in lists if len(v) >= 3}.values())
+    longish = list({_hashable(v): v for v in lists if len(v) >= 3}.values())
     if len(longish) < 2 or any(len(set(v)) != len(v) for v in longish):
         return False
     r = max(len({x for v in lists for x in v}), 1)
