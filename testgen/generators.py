@@ -155,7 +155,8 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                     args[i] = int(v) if isinstance(sp, IntSpec) else float(v)
                     out.append(Candidate("relations", args=args, note=f"arg{i} vs arg{j}"))
     rng.shuffle(out)
-    shaped = _each_shape_in_turn(_emptied(m, pool, rng) + _negated(m, pool, rng) + _overlapping(m, pool, rng))
+    shaped = _each_shape_in_turn(_emptied(m, pool, rng) + _negated(m, pool, rng) + _overlapping(m, pool, rng)
+                                  + _tied(m, pool, rng) + _empty_word(m, pool, rng))
     return (shaped[: n // 2] + out)[:n]
 
 
@@ -216,6 +217,49 @@ def _overlapping(m: FunctionModel, pool: list[list[Any]], rng: random.Random) ->
             args = m.fix(args, rng)
             if all(sp.accepts(v) for sp, v in zip(m.specs, args)):
                 out.append(Candidate("relations", args=args, note=f"shape:overlap-arg{a}-arg{b}"))
+    return out
+
+
+def _tied(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
+    """Each seed whose list of words has words of several lengths, with every word cut to the
+    shortest one's length: where words are picked or ordered by length (the longest, the first of
+    the shortest, sorted by length), a tie is where the rule for ties goes wrong, and random words
+    rarely tie. Words of free text only (no separator inside, not a category of fixed values)."""
+    out: list[Candidate] = []
+    words = [i for i, sp in enumerate(m.specs) if isinstance(getattr(sp, "elem", None), StrSpec)
+             and sp.elem.sep is None and sp.elem.choices is None]
+    for s in pool:
+        for i in words:
+            lengths = {len(w) for w in s[i] if isinstance(w, str) and w}
+            if len(lengths) < 2:
+                continue
+            args = list(s)
+            args[i] = [w[:min(lengths)] for w in s[i]]
+            args = m.fix(args, rng)
+            if all(sp.accepts(v) for sp, v in zip(m.specs, args)):
+                out.append(Candidate("relations", args=args, note=f"shape:tied-arg{i}"))
+    return out
+
+
+def _empty_word(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
+    """Each seed's list of words with an empty word put first, where the seeds never showed an
+    empty word and the statement states no minimum length (``StrSpec.empty``) nor says "non-empty"
+    of anything (a list of non-empty strings): a best word kept from a score that starts at 0 is
+    still None when the next word is compared with it, and ``word[0]`` fails on it. Not the empty
+    word alone: there the answer is the empty word itself, and HumanEval+ labels correct a
+    ``longest`` that answers None to ``[""]``."""
+    out: list[Candidate] = []
+    words = [] if m.hints.non_empty else [i for i, sp in enumerate(m.specs)
+                                          if isinstance(getattr(sp, "elem", None), StrSpec) and sp.elem.empty() == ""]
+    for s in pool:
+        for i in words:
+            if not s[i] or "" in s[i]:
+                continue
+            args = list(s)
+            args[i] = [""] + list(s[i])
+            args = m.fix(args, rng)
+            if all(sp.accepts(v) for sp, v in zip(m.specs, args)):
+                out.append(Candidate("relations", args=args, note=f"shape:empty-word-arg{i}"))
     return out
 
 

@@ -259,6 +259,46 @@ def test_two_lists_of_one_kind_are_made_to_share_values_and_negated_together():
     assert {"shape:overlap-arg0-arg1", "shape:negated-all", "shape:negated-arg0"} <= kept
 
 
+def test_a_list_of_words_of_several_lengths_is_tried_with_every_word_the_same_length():
+    """``longest(strings)``: random words rarely tie in length, and a tie is where "the first one
+    in case of multiple strings of the same length" goes wrong; every word is cut to the shortest
+    one's length and selection keeps one such input. Not for a category of fixed values, nor for
+    words that already tie."""
+    st = "def longest(strings):\n    \"\"\"The longest string; the first one in case of ties.\"\"\""
+    seeds = [[["x", "yyy", "zzzz"]], [["ab", "abc", "a"]], [["kkk"]]]
+    _, cands = gen(seeds, statement=st, entry="longest")
+    tied = [c.args[0] for c in cands if c.note == "shape:tied-arg0"]
+    assert ["x", "y", "z"] in tied and ["a", "a", "a"] in tied
+    assert all(len({len(w) for w in v}) == 1 for v in tied)
+    unique, _ = dedupe(cands)
+    kept = {unique[i].note for i in greedy_cover(unique, [set() for _ in unique], 20, fill=True)}
+    assert "shape:tied-arg0" in kept
+    _, cands = gen([[["red", "blue", "red"]], [["blue", "red", "blue", "red"]], [["red", "red"]]])
+    assert not any(c.note.startswith("shape:tied") for c in cands)
+    _, cands = gen([[["ab", "cd"]], [["efg", "hij"]]])
+    assert not any(c.note.startswith("shape:tied") for c in cands)
+
+
+def test_a_list_of_words_gets_an_empty_word_unless_the_statement_rules_it_out():
+    """``find_max(words)``: a best word kept from a count that starts at 0 is never set by ``""``
+    (it is still None when the next word is compared with it), and ``word[0]`` fails on it; random
+    words are never empty. The empty word is put first among the seed's words, not where the
+    statement says the words are non-empty, and not for a category of fixed values."""
+    st = "def find_max(words):\n    \"\"\"The word with the most unique characters.\"\"\""
+    seeds = [[["name", "of", "string"]], [["name", "enam", "game"]], [["aaaaaaa", "bb", "cc"]]]
+    _, cands = gen(seeds, statement=st, entry="find_max")
+    among = [c.args[0] for c in cands if c.note == "shape:empty-word-arg0"]
+    assert ["", "name", "of", "string"] in among and all(v[0] == "" and len(v) > 1 for v in among)
+    unique, _ = dedupe(cands)
+    kept = {unique[i].note for i in greedy_cover(unique, [set() for _ in unique], 20, fill=True)}
+    assert "shape:empty-word-arg0" in kept
+    st = "def f(words):\n    \"\"\"A list of non-empty strings.\"\"\""
+    _, cands = gen(seeds, statement=st, entry="f")
+    assert not any("empty-word" in c.note for c in cands)
+    _, cands = gen([[["red", "blue", "red"]], [["blue", "red", "blue", "red"]], [["red", "red"]]])
+    assert not any("empty-word" in c.note for c in cands)
+
+
 def test_distinctness_is_read_from_what_the_statement_says_of_the_input():
     """"Return sorted unique common elements" says nothing of the lists given, and a list that
     two seeds share is one observation: neither makes l1 duplicate-free (before, both did, and
