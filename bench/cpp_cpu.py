@@ -19,7 +19,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: the checkout it is in (or the cwd) is importable
     sys.path.insert(0, os.getcwd())
 
-from bench.program_cpu import language_bench, run_counts  # noqa: E402
+from bench.program_cpu import bench_language  # noqa: E402
 
 TINY = ("#include <cstdio>\nint main() { long long t = 0, x; while (scanf(\"%lld\", &x) == 1) t += x;\n"
         "  printf(\"%lld\\n\", t); }\n")
@@ -34,12 +34,8 @@ LOOP = ("#include <cstdio>\n#include <vector>\nint main() { int n = 20000; std::
 
 
 def main() -> None:
-    tiny, heavy = run_counts(__doc__)
-    with language_bench("cpp", "cpp_cpu") as measure:
-        measure("tiny (sum of 3 numbers)", TINY, "1 2 3\n", tiny)
-        if heavy:
-            measure("stack buffers, 2e7 calls", STACK_BUFFERS, "", heavy)
-            measure("tight loop, 2e8 steps", LOOP, "", heavy)
+    bench_language("cpp", "cpp_cpu", __doc__, TINY,
+                   [("stack buffers, 2e7 calls", STACK_BUFFERS, ""), ("tight loop, 2e8 steps", LOOP, "")])
 
 
 if __name__ == "__main__":

@@ -50,3 +50,13 @@ def language_bench(language: str, bench: str) -> Iterator[Callable[[str, str, st
         yield measure
     finally:
         sb.close()
+
+
+def bench_language(language: str, bench: str, doc: str, tiny: str, heavy: list[tuple[str, str, str]]) -> None:
+    """The whole run of a per-language bench: the tiny program (reads ``1 2 3``, prints the sum)
+    ``--tiny`` times, then each ``(label, code, stdin)`` of ``heavy`` ``--heavy`` times."""
+    n_tiny, n_heavy = run_counts(doc)
+    with language_bench(language, bench) as measure:
+        measure("tiny (sum of 3 numbers)", tiny, "1 2 3\n", n_tiny)
+        for label, code, stdin in heavy if n_heavy else []:
+            measure(label, code, stdin, n_heavy)

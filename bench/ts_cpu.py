@@ -18,7 +18,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: the checkout it is in (or the cwd) is importable
     sys.path.insert(0, os.getcwd())
 
-from bench.program_cpu import language_bench, run_counts  # noqa: E402
+from bench.program_cpu import bench_language  # noqa: E402
 
 TINY = ('const nums: number[] = require("fs").readFileSync(0, "utf8").trim().split(/\\s+/).map(Number);\n'
         'console.log(nums.reduce((a: number, b: number) => a + b, 0));\n')
@@ -27,11 +27,7 @@ LOOP = ("let t: number = 0;\nfor (let i = 0; i < 20000; i++) for (let j = i + 1;
 
 
 def main() -> None:
-    tiny, heavy = run_counts(__doc__)
-    with language_bench("typescript", "ts_cpu") as measure:
-        measure("tiny (sum of 3 numbers)", TINY, "1 2 3\n", tiny)
-        if heavy:
-            measure("loop, 2e8 steps", LOOP, "", heavy)
+    bench_language("typescript", "ts_cpu", __doc__, TINY, [("loop, 2e8 steps", LOOP, "")])
 
 
 if __name__ == "__main__":

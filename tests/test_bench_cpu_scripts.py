@@ -1,5 +1,5 @@
 """Smoke test of the CPU-per-execution benches (`bench/jail_cpu.py`, `bench/service_cpu.py`,
-`bench/jvm_cpu.py`, `bench/cpp_cpu.py`) and of
+`bench/jvm_cpu.py`, `bench/cpp_cpu.py`, `bench/ts_cpu.py`) and of
 the own-time bench (`bench/own_time.py`): they run against a real slot and a real service, and
 every answer they get is right.
 
@@ -69,3 +69,10 @@ def test_cpp_cpu_reports_each_cpp_program_run_cleanly():
     medians = dict(re.findall(r"^(tiny|stack buffers|tight loop)\S*.*?median\s+([\d.]+) ms CPU", p.stdout, re.M))
     assert set(medians) == {"tiny", "stack buffers", "tight loop"} and all(float(v) > 0 for v in medians.values()), \
         p.stdout
+
+
+def test_ts_cpu_reports_each_typescript_program_run_cleanly():
+    p = _run("ts_cpu.py", "--tiny", "3", "--heavy", "1", uid_offset=23)
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    medians = dict(re.findall(r"^(tiny|loop)\S*.*?median\s+([\d.]+) ms CPU", p.stdout, re.M))
+    assert set(medians) == {"tiny", "loop"} and all(float(v) > 0 for v in medians.values()), p.stdout
