@@ -120,6 +120,10 @@ GO_CACHE_SEED = "/usr/local/lib/codetest/gocache"
 _GO_ENV = (("GOCACHE", "/tmp/gocache"), ("GOPATH", "/tmp/go:" + GOPATH_LIBS), ("GO111MODULE", "off"),
            ("CGO_ENABLED", "0"), ("HOME", "/tmp"))
 _NODE_ENV = (("NODE_PATH", NODE_MODULES),)
+# node as javascript and typescript run it: the heap as the memory limit, a deep stack.
+_NODE_RUN = ("{bin}", "--max-old-space-size={mem_mb}", "--stack-size=65500")
+# esbuild stripping TypeScript's types to a CommonJS script (typescript, jest); no type check.
+_ESBUILD_CJS = ("{esbuild}", "{src}", "--format=cjs", "--platform=node", "--target=node18", "--log-level=error")
 # The stack the runtimes that size their own get (node --stack-size, the JVM's -Xss, Ruby's rlimit), MiB.
 RUNTIME_STACK_MB = 64
 # A program runs with the JVM's full tiered compilation (C2), as SandboxFusion and contest judges
@@ -161,7 +165,7 @@ LANGUAGES: tuple[Language, ...] = (
              ("{bin}", *_JVM_RUN, "-ea", "-cp", "/prog:/prog/*:" + JAVA_LIBS, "{main_class}"),
              "java", ("-version",), ("javac",), min_processes=64, package="default-jdk-headless"),
     Language("javascript", ("js", "node", "nodejs", "jsx"), (".js", ".mjs"), _fixed("main.js"),
-             None, ("{bin}", "--max-old-space-size={mem_mb}", "--stack-size=65500", "/prog/{src}"), "node",
+             None, (*_NODE_RUN, "/prog/{src}"), "node",
              min_processes=16, env=_NODE_ENV, package="nodejs"),
     Language("rust", ("rs", "rustc"), (".rs",), _fixed("main.rs"),
              ("{bin}", "-O", "--edition", "2021", "-C", "codegen-units=4", "-o", "main", "{src}"),
@@ -199,8 +203,7 @@ LANGUAGES: tuple[Language, ...] = (
     # Jest tests in TypeScript or JavaScript: esbuild strips the types (no type check, as
     # SandboxFusion's babel does), then jest runs the result; '@jest/globals' resolves from jest.
     Language("jest", (), (), _fixed("main.test.ts"),
-             ("{esbuild}", "{src}", "--format=cjs", "--platform=node", "--target=node18", "--log-level=error",
-              "--outfile=main.test.js"),
+             (*_ESBUILD_CJS, "--outfile=main.test.js"),
              ("{bin}", NODE_MODULES + "/jest/bin/jest.js", "--ci", "--runInBand", "--config",
               '{{"rootDir": "/prog", "cache": false, "watchman": false, "transform": {{}}, '
               '"modulePaths": ["' + NODE_MODULES + '", "' + NODE_MODULES + '/jest/node_modules"]}}',
@@ -213,9 +216,7 @@ LANGUAGES: tuple[Language, ...] = (
     # through tsx instead, every test paid tsx's start and its esbuild service again: 0.8 s of CPU
     # per test, 5 s under gVisor, where a 6 s limit judged correct programs TLE.
     Language("typescript", ("ts",), (".ts",), _fixed("main.ts"),
-             ("{esbuild}", "{src}", "--format=cjs", "--platform=node", "--target=node18", "--log-level=error",
-              "--outfile=main.js"),
-             ("{bin}", "--max-old-space-size={mem_mb}", "--stack-size=65500", "/prog/main.js"), "node",
+             (*_ESBUILD_CJS, "--outfile=main.js"), (*_NODE_RUN, "/prog/main.js"), "node",
              extra_binaries=("esbuild",), min_processes=16, env=_NODE_ENV, package="esbuild (npm -g)"),
     Language("php", (), (".php",), _fixed("main.php"), None, ("{bin}", "-f", "/prog/{src}"), "php",
              package="php-cli"),
