@@ -2,9 +2,9 @@
 
 Docstrings state contracts in prose and in formulas: "base numbers are less than 10",
 "1 <= n <= 10^3", "-10^4 <= nums[i] <= 10^4" (every element), "1 <= k <= len(arr)", "The
-length of the array will be in the range of [1, 1000]", "Given a positive integer n". ``arg_bounds`` maps each argument name to the
-bounds such sentences give it (on its values, or on its length). The input model applies
-a bound only where every seed already satisfies it.
+length of the array will be in the range of [1, 1000]", "Given a positive integer n".
+``arg_bounds`` maps each argument name to the bounds such sentences give it (on its values, or
+on its length). The input model applies a bound only where every seed already satisfies it.
 """
 
 from __future__ import annotations

@@ -197,6 +197,14 @@ def _unbounded_numbers(sp: Any, value: Any) -> bool:
             and _numbers_of(value) is not None and any(value))
 
 
+def _shape(m: FunctionModel, args: list[Any], rng: random.Random, note: str) -> list[Candidate]:
+    """``args`` brought back inside the seeds' relations as a candidate of a shape of its own
+    (selection keeps one of each, the largest, as it keeps stress shapes), or none where that puts
+    an argument outside its domain (an index into an emptied list may not go to 0)."""
+    args = m.fix(args, rng)
+    return [Candidate("relations", args=args, note=note)] if all(sp.accepts(v) for sp, v in zip(m.specs, args)) else []
+
+
 def _overlapping(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
     """Each seed whose two lists hold one kind of value, made to share values, each shared value
     twice in both (once where a list's values are distinct, ``Invariants.distinct_args``): where
@@ -214,9 +222,7 @@ def _overlapping(m: FunctionModel, pool: list[list[Any]], rng: random.Random) ->
             args[a] = s[a] + shared
             args[b] = list(s[b]) + shared * 2
             rng.shuffle(args[b])
-            args = m.fix(args, rng)
-            if all(sp.accepts(v) for sp, v in zip(m.specs, args)):
-                out.append(Candidate("relations", args=args, note=f"shape:overlap-arg{a}-arg{b}"))
+            out += _shape(m, args, rng, f"shape:overlap-arg{a}-arg{b}")
     return out
 
 
@@ -235,9 +241,7 @@ def _tied(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[C
                 continue
             args = list(s)
             args[i] = [w[:min(lengths)] for w in s[i]]
-            args = m.fix(args, rng)
-            if all(sp.accepts(v) for sp, v in zip(m.specs, args)):
-                out.append(Candidate("relations", args=args, note=f"shape:tied-arg{i}"))
+            out += _shape(m, args, rng, f"shape:tied-arg{i}")
     return out
 
 
@@ -257,9 +261,7 @@ def _empty_word(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> 
                 continue
             args = list(s)
             args[i] = [""] + list(s[i])
-            args = m.fix(args, rng)
-            if all(sp.accepts(v) for sp, v in zip(m.specs, args)):
-                out.append(Candidate("relations", args=args, note=f"shape:empty-word-arg{i}"))
+            out += _shape(m, args, rng, f"shape:empty-word-arg{i}")
     return out
 
 
@@ -277,10 +279,7 @@ def _emptied(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> lis
             args = list(s)
             for j in group:
                 args[j] = m.specs[j].empty()
-            args = m.fix(args, rng)
-            if all(sp.accepts(v) for sp, v in zip(m.specs, args)):  # an index into it may not go to 0
-                # a shape of its own: selection keeps one of each (the largest), as it keeps stress shapes
-                out.append(Candidate("relations", args=args, note=f"shape:empty-arg{i}"))
+            out += _shape(m, args, rng, f"shape:empty-arg{i}")
     return out
 
 
