@@ -44,7 +44,10 @@ PROGRAMS: dict[str, dict[str, str]] = {
         "TLE": "public class Main{public static void main(String[] a){long x=0;while(true){x++;}}}",
         "MLE": "import java.util.*;\npublic class Main{public static void main(String[] a){List<long[]> l=new ArrayList<>();"
                "while(true){l.add(new long[1<<20]);}}}",
-        "OLE": "public class Main{public static void main(String[] a){while(true){System.out.println(\"yyyyyyyyyyyyyyyy\");}}}",
+        # 4 KiB a line, as the other languages write: under gVisor a 16-byte println (one write
+        # each) reached 64 KiB only after about 1 s of CPU, and the 1 s limit judged it TLE first.
+        "OLE": "public class Main{public static void main(String[] a){String y=\"y\".repeat(4096);"
+               "while(true){System.out.println(y);}}}",
         "CE": "public class Main{public static void main(String[] a){int x = \"no\";}}",
     },
     "javascript": {
