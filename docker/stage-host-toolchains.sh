@@ -3,7 +3,7 @@
 # so the Docker backend judges with exactly the versions the native backend uses:
 #   rust  - the rustup toolchain (Debian bookworm has 1.63; rustup gives the host 1.9x)
 #   node  - the node binary and its global modules (NodeSource's Node 20 and the npm -g libraries:
-#           lodash, typescript, tsx, jest), where Debian has Node 18
+#           lodash, typescript, jest, esbuild), where Debian has Node 18
 #   pylibs - Python packages pip put beside Debian's (pytest-json-report, pytest-metadata)
 # Whatever the host lacks is skipped, and the Dockerfile falls back to Debian's package.
 #

@@ -32,7 +32,7 @@ try:
 except ValueError:
     out["python"] = {}
 node = {}
-for name in ("lodash", "typescript", "tsx", "jest", "esbuild"):
+for name in ("lodash", "typescript", "jest", "esbuild"):
     try:
         with open("/usr/lib/node_modules/%s/package.json" % name) as f:
             node[name] = json.load(f)["version"]

@@ -32,7 +32,7 @@ LIBRARY_PACKAGES="golang-github-stretchr-testify-dev junit5 libjavatuples-java l
   python3-numpy python3-pandas python3-scipy python3-sortedcontainers python3-requests
   python3-pytest python3-pytest-cov libdata-compare-perl lua-unit"
 # npm -g (Node's global modules, NODE_PATH in the jail) and pip (the system Python the jail runs).
-NPM_PACKAGES="lodash@4.17.21 typescript@5.6.3 tsx@4.19.2 jest@29.7.0 esbuild@0.23.1"
+NPM_PACKAGES="lodash@4.17.21 typescript@5.6.3 jest@29.7.0 esbuild@0.23.1"
 PIP_PACKAGES="pytest-json-report==1.5.0 pytest-metadata==3.0.0"
 missing=""
 for bin in "${!NEED[@]}"; do command -v "$bin" >/dev/null 2>&1 || missing="$missing ${NEED[$bin]}"; done
