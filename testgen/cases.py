@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from .constraints import Range, sum_bound
+from .constraints import Range, input_lines, sum_bound
 
 if TYPE_CHECKING:
     from .smodel import Slot, StdioModel
@@ -107,8 +107,9 @@ def infer_cases(toks: list[list[list[str]]], statement: str) -> Optional["StdioM
 
 
 def fit_cases(m: "StdioModel", ranges: list[Range], alpha: Optional[str], statement: str) -> None:
-    """T's range (a range named t/T/q or about test cases), the inner layout's domains from the
-    other ranges, and the sum bound."""
+    """T's range (a range named t/T/q or about test cases), the inner layout's names from the input
+    description's lines after T's (as a one-case layout is named), its domains from the other
+    ranges, and the sum bound."""
     assert m.cases is not None
     t_slot = m.lines[0][0]
     obs = [int(v) for v in t_slot.obs]
@@ -129,6 +130,9 @@ def fit_cases(m: "StdioModel", ranges: list[Range], alpha: Optional[str], statem
 
         inner.structure = detect([b[0] for b in inner.seeds], [b[1:] for b in inner.seeds],
                                  tuple(sl.kind for sl in inner.row), statement, inner.count_at)
+    desc = input_lines(statement)
+    if len(desc) > 1 and not desc[0].rows and len(desc[0].names) <= 1:  # T's line, then one case's
+        inner._name_slots(desc[1:])
     inner._fit(rest, alpha)
     bound = sum_bound(statement)
     m.cases.total_hi = int(bound) if bound is not None else None

@@ -70,6 +70,15 @@ def expand_macros(text: str) -> str:
     return text
 
 
+_SUPERSCRIPTS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def unicode_math(t: str) -> str:
+    """The signs of a statement copied from a web page as ASCII: 2·10⁵ is 2*10^5, −10⁻⁶ is -10^-6."""
+    t = re.sub(r"[×·⋅∙]", "*", t.replace("−", "-"))
+    return re.sub(r"(\d)(⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: m.group(1) + "^" + m.group(2).translate(_SUPERSCRIPTS), t)
+
+
 def normalize(text: str) -> str:
     t = expand_macros(text)
     # a LaTeX command name ends at the first non-letter: "\\leq2\\cdot10^5" is "≤ 2 * 10^5"
@@ -79,10 +88,13 @@ def normalize(text: str) -> str:
     t = re.sub(r"\\lt(?![A-Za-z])", " < ", t)
     t = re.sub(r"\\gt(?![A-Za-z])", " > ", t)
     t = t.replace("<=", " ≤ ").replace(">=", " ≥ ")
-    t = re.sub(r"\\(?:cdot|times)(?![A-Za-z])|×", "*", t)
+    t = re.sub(r"\\(?:cdot|times)(?![A-Za-z])", "*", unicode_math(t))
     t = re.sub(r"\\(?:left|right|big|Big)(?![A-Za-z])|\\[lr]?vert(?![A-Za-z])", lambda m: "|" if "vert" in m.group(0) else "", t)
     t = re.sub(r"(\d)\\,(?=\d{3})", r"\1", t)  # 1\,000\,000
     t = re.sub(r"(\d),(?=\d{3}\b)", r"\1", t)  # 1,000,000
+    # an upper bound with spaces between its thousands: "≤ 2 000", "≤ 1 000 000" (thin spaces too)
+    t = re.sub(r"([≤<]\s*)(\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+)(?![\d.])",
+               lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), t)
     t = t.replace("\\(", " ").replace("\\)", " ").replace("$", " ")
     t = re.sub(r"\^\{(-?\d+)\}", r"^\1", t)
     t = re.sub(r"\\texttt\{([^}]*)\}|\\text\{([^}]*)\}", lambda m: m.group(1) or m.group(2) or "", t)
@@ -225,7 +237,7 @@ _TOL_WORDS = re.compile(rf"\b(?:error|precision|accuracy|tolerance|accurate|diff
 def stated_tolerance(text: str) -> Optional[float]:
     """The output tolerance a statement grants ("an absolute or relative error of at most
     $10^{-6}$", "within 1e-4 absolute error", "a precision of 10^{-9}"), or None when it states none."""
-    t = text.replace("$", " ").replace("\\", " ")
+    t = unicode_math(text).replace("$", " ").replace("\\", " ")
     m = _TOL.search(t)
     if not m:
         w = _TOL_WORDS.search(t)
@@ -243,12 +255,20 @@ def stated_tolerance(text: str) -> Optional[float]:
 
 # ---------------------------------------------------------------- which variable is which token
 
-_SECTION = re.compile(r"\\begin\{Input\}|\\(?:sub)?section\*?\{Input\}", re.I)
-_SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*?\{Output\}", re.I)
+# The input section: a Kattis statement's LaTeX, or a heading on a line of its own as plain-text and
+# Markdown statements write it ("Input", "## Input Format", "**Input:**", "-----Input-----").
+_HEADING = r"^[ \t#*_=-]*{0}(?:[ \t]+(?:format|specification|description|data))?[ \t:*_=-]*$"
+_SECTION = re.compile(r"\\begin\{Input\}|\\(?:sub)?section\*?\{Input\}|" + _HEADING.format("input"), re.I | re.M)
+_SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*?\{Output\}|" + _HEADING.format("output"),
+                          re.I | re.M)
 # "a (balanced) sequence $s$" names its value; "a sequence of $n$ integers" leaves it to "integers"
 _KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?"
                         r"|sequences?(?=\s*\$))\b", re.I)
 _DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
+# a block of rows: "$q$ lines, each with ...", "Then $m$ lines follow", "Each of the next m lines contains"
+_ROWS_HEAD = re.compile(r"^\W*(?:(?:each|every|any) of the\s+|then\s+|the\s+)?(?:next\s+|following\s+|remaining\s+)?"
+                        r"(\$[^$]+\$|\w+)\s+(?:more\s+|further\s+|following\s+)?lines\b", re.I)
+_ROWS_COUNT = re.compile(r"\$([^$]+)\$|(?!(?:one|two|three|four|five|six|ten)\b)([A-Za-z][A-Za-z0-9]{0,2})", re.I)
 _NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _RANGE_START = re.compile(r"\\?\s*\(|\\l[te]|\\g[te]|[<>=≤≥]")
 
@@ -284,14 +304,26 @@ def indexed_name(name: str) -> Optional[tuple[str, str]]:
 def name_stem(name: str) -> str:
     """``h_i``, ``h_1``, ``h_{i}`` → ``h``: an indexed name stands for every element."""
     n = bare_name(name)
-    m = re.fullmatch(r"([A-Za-z]+)_(?:[ijkn1]|[ijk],?[0-9]?)", n)
-    return m.group(1) if m else n
+    m = re.fullmatch(r"([A-Za-z]+)_(?:[ijkn1]|[ijk],?[0-9]?)", n) or re.fullmatch(r"([A-Za-z])(?:[ijkn]|\d)", n)
+    return m.group(1) if m else n  # plain text writes a_i as ai, a_1 as a1
 
 
 def said_of(a: Optional[str], b: Optional[str]) -> bool:
     """Do the names ``a`` and ``b`` stand for the same variable (``h_i`` and ``h_1`` do)?"""
     return bool(a) and bool(b) and (bare_name(a or "") == bare_name(b or "")
                                     or name_stem(a or "") == name_stem(b or ""))
+
+
+_PLAIN_NAME = r"[A-Za-z][A-Za-z0-9]{0,2}(?:_[A-Za-z0-9]{1,2})?"
+_PLAIN_NAMES = re.compile(rf"\s*({_PLAIN_NAME}(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:{_PLAIN_NAME}|\\[lc]?dots|\.\.\.|…))*)\s*")
+
+
+def _plain_names(rest: str) -> list[str]:
+    """Names written without math delimiters, where the words after "integers" are a list of
+    short names and nothing else ("a single integer t", "n integers a1, a2, …, an", "two integers
+    n and m"): as one span, as the math spans are read."""
+    m = _PLAIN_NAMES.fullmatch(rest)
+    return [m.group(1)] if m else []
 
 
 def input_lines(text: str) -> list[InputLine]:
@@ -316,7 +348,7 @@ def input_lines(text: str) -> list[InputLine]:
                                head, re.I)
             if single:
                 implicit = _NUMBER_WORDS[single.group(1).lower()]
-        many = re.search(r"^\W*(?:\$[^$]+\$|\w+)\s+(?:more\s+|further\s+)?lines\b", head, re.I)
+        many = _ROWS_HEAD.search(head)
         if not single and not many:
             continue
         kw = _KIND_WORD.search(head)
@@ -324,7 +356,7 @@ def input_lines(text: str) -> list[InputLine]:
         listed = False
         if kw:
             # a math span the range's "(" cut open ("$n\ (0 \le n \le 10^6)$") still names its value
-            maths = re.findall(r"\$([^$]+)(?:\$|$)", head[kw.end():])
+            maths = re.findall(r"\$([^$]+)(?:\$|$)", head[kw.end():]) or _plain_names(head[kw.end():])
             joined = ",".join(re.sub(r"\{[^{}]*\}", lambda b: b.group(0).replace(",", ""), x) for x in maths)
             if _DOTS.search(joined):
                 listed = True
@@ -346,8 +378,10 @@ def input_lines(text: str) -> list[InputLine]:
         if implicit:  # as many names as it says it has values ("One string $s$ of length $n$": s)
             names = names[:implicit]
         rows = bool(many) and not single
-        cm = re.match(r"^\W*\$([^$]+)\$", head) if rows else (
+        cm = _ROWS_COUNT.fullmatch(many.group(1)) if rows and many else (
             re.search(r"\$([^$]+)\$\s+(?:\w+\s+)?$", head[:kw.start()]) if kw else None)
-        count = bare_name(cm.group(1)) if cm else None
+        if not cm and kw and not rows:  # plain text: "contains n integers" (not "a single integer")
+            cm = re.search(r"\b(?!(?:an?|of|is|in|to|by|on|at|or|as|be|no)\b)([A-Za-z][A-Za-z0-9]?)\s+$", head[:kw.start()])
+        count = bare_name(next(g for g in cm.groups() if g)) if cm else None
         out.append(InputLine(names=names, rows=rows, listed=listed, count=count, size=size))
     return out

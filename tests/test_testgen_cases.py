@@ -72,6 +72,50 @@ def test_no_sum_bound_stated_keeps_the_sum_within_one_case():
         assert sum(len(c) for c in _parse(f)) <= 200000
 
 
+# A Codeforces-style statement: plain-text headings instead of Kattis' LaTeX sections. n's range is
+# "the length of the array" and is narrower than a_i's, so a model that cannot tell which line
+# holds which value gives the array n's range (values never above 2 * 10^5).
+PLAIN = ("You are given an array $a$ of $n$ positive integers. Count the pairs $i < j$ with $a_i + a_j$ even.\n\n"
+         "{inp}\n\nThe first line contains a single integer $t$ ($1 \\le t \\le 10^4$) — the number of test cases.\n\n"
+         "The first line of each test case contains a single integer $n$ ($1 \\le n \\le 2 \\cdot 10^5$) — the "
+         "length of the array.\n\nThe second line of each test case contains $n$ integers $a_1, a_2, \\ldots, a_n$ "
+         "($1 \\le a_i \\le 10^9$).\n\nIt is guaranteed that the sum of $n$ over all test cases does not exceed "
+         "$2 \\cdot 10^5$.\n\n{out}\n\nFor each test case, print a single integer — the number of such pairs.\n")
+
+
+@pytest.mark.parametrize("inp,out", [("Input", "Output"), ("-----Input-----", "-----Output-----"),
+                                     ("## Input Format", "## Output Format"), ("**Input:**", "**Output:**"),
+                                     ("\\section*{Input}", "\\section*{Output}")])
+def test_plain_text_statement_headings_name_each_cases_values(inp, out):
+    m = StdioModel.infer(["3\n3\n1 2 3\n4\n2 4 6 8\n1\n5\n"], PLAIN.format(inp=inp, out=out))
+    assert m.shape == "cases" and m.cases is not None
+    inner = m.cases.inner
+    assert inner.lines[0][0].name == "n" and inner.elem is not None and inner.elem.name == "a_1"
+    assert (inner.elem.lo, inner.elem.hi) == (1, 10 ** 9)
+    values = [x for f in _files(m, "stress", 2) + _files(m, "boundary", 6) for c in _parse(f) for x in c]
+    assert max(values) > 2 * 10 ** 5 and all(1 <= x <= 10 ** 9 for x in values)
+
+
+# The same statement as text copied from a web page: no math delimiters, Unicode signs, a middle
+# dot for the product and a superscript power. Read before as n <= 2 and a sum bound of 10.
+UNICODE = ("You are given an array a of n positive integers.\n\nInput\n\nThe first line contains a single "
+           "integer t (1 ≤ t ≤ 10^4) — the number of test cases.\n\nThe first line of each test case contains a "
+           "single integer n (1 ≤ n ≤ 2·10^5) — the length of the array.\n\nThe second line of each test case "
+           "contains n integers a1, a2, …, an (1 ≤ ai ≤ 10^9).\n\nIt is guaranteed that the sum of n over all "
+           "test cases does not exceed 2⋅10⁵.\n\nOutput\n\nFor each test case, print a single integer.\n")
+
+
+def test_a_statement_in_plain_unicode_text_is_read_as_its_latex_twin():
+    m = StdioModel.infer(["3\n3\n1 2 3\n4\n2 4 6 8\n1\n5\n"], UNICODE)
+    assert m.shape == "cases" and m.cases is not None
+    inner = m.cases.inner
+    assert (m.count_lo, m.count_hi, m.cases.total_hi) == (1, 10 ** 4, 200000)
+    assert (inner.lines[0][0].name, inner.lines[0][0].hi) == ("n", 200000)
+    assert inner.elem is not None and (inner.elem.name, inner.elem.lo, inner.elem.hi) == ("a1", 1, 10 ** 9)
+    stress = [_parse(f) for f in _files(m, "stress", 2)]
+    assert max(sum(len(c) for c in cs) for cs in stress) == 200000
+
+
 def test_trees_per_test_case():
     st = (r"The first line holds $t$ ($1 \le t \le 100$), the number of test cases. Each test case is a tree: "
           r"$n$ ($2 \le n \le 1000$), then $n-1$ edges. The sum of $n$ over all test cases does not exceed $5000$.")
@@ -153,6 +197,33 @@ def test_several_cases_problem_end_to_end(runner):
     assert max(len(t["stdin"]) for t in out["tests"]) > 1_000_000  # a maximum-size file is in the suite
     pool = evaluate([out], runner, mode="engine").pooled()
     assert pool["tpr"] == 1.0 and pool["tnr"] == 1.0 and pool["slow_rejected"] == 1, pool
+
+
+SPREAD = ("You are given t arrays. For each of them, print the difference between its largest and its smallest "
+          "element.\n\nInput\n\nThe first line contains a single integer t (1 ≤ t ≤ 10^4) — the number of test "
+          "cases.\n\nThe first line of each test case contains a single integer n (1 ≤ n ≤ 10⁵) — the length of the "
+          "array.\n\nThe second line of each test case contains n integers a1, a2, …, an (1 ≤ ai ≤ 10¹⁸).\n\nIt is "
+          "guaranteed that the sum of n over all test cases does not exceed 10⁵.\n\nOutput\n\nFor each test case, "
+          "print one integer.\n")
+SPREAD_GOLD = ("import sys\nd = sys.stdin.read().split(); p = 1\nfor _ in range(int(d[0])):\n"
+               "    n = int(d[p]); a = [int(x) for x in d[p + 1:p + 1 + n]]; p += 1 + n\n    print(max(a) - min(a))\n")
+
+
+def test_a_plain_text_statement_end_to_end(runner):
+    """A Codeforces-style statement copied as text (10⁵, 10¹⁸, no math delimiters): the suite reaches
+    values past 2^53, where a program that reads them as floats answers wrong. Read before as
+    a_i <= 10 and a sum bound of 10, the suite held only tiny values and accepted it."""
+    rec = {"id": "spread", "io": "stdio", "statement": SPREAD, "limits": {"time_s": 2},
+           "gold_solutions": [{"language": "python", "code": SPREAD_GOLD}],
+           "sample_tests": [{"stdin": "2\n3\n5 1 4\n2\n7 7\n", "expected_stdout": "4\n0\n"}],
+           "heldout_correct": [{"language": "python", "code": SPREAD_GOLD.replace("max(a) - min(a)", "sorted(a)[-1] - sorted(a)[0]")}],
+           "heldout_incorrect": [{"language": "python", "code": SPREAD_GOLD.replace("int(x)", "float(x)")
+                                  .replace("max(a) - min(a)", "int(max(a) - min(a))")}]}
+    out = synthesize(rec, runner, Settings(mutants=0, max_tests=10, min_tests=3))
+    assert out["testgen"]["status"] == "ok" and out["testgen"]["model"] == "stdio:cases", out["testgen"]
+    assert max(int(x) for t in out["tests"] for x in t["stdin"].split()) > 2 ** 53
+    pool = evaluate([out], runner, mode="engine").pooled()
+    assert pool["tpr"] == 1.0 and pool["tnr"] == 1.0, pool
 
 
 CTD = "INT(1, 100, n) NEWLINE\nREP(n, SPACE) INT(1, 50) END NEWLINE\n"

@@ -9,7 +9,7 @@ import random
 from collections import Counter
 
 from testgen.candidates import Candidate
-from testgen.constraints import stated_tolerance
+from testgen.constraints import extract, stated_tolerance, sum_bound
 from testgen.entry import runnable, split_entry
 from testgen.evaluate import Report, evaluate
 from testgen.generators import generate
@@ -117,6 +117,43 @@ def test_stated_tolerance():
     p = load_problem({"id": "t", "io": "stdio", "statement": r"relative or absolute error at most $10^{-9}$",
                       "gold_solutions": [{"language": "python", "code": "print(1)"}]})
     assert p.compare == "float" and p.float_tol == 1e-9
+
+
+def test_a_statement_copied_from_a_web_page_reads_as_its_latex_twin():
+    """Unicode signs where LaTeX has commands: the middle dot, the minus sign, superscript powers.
+    Before, 2·10^5 was read as 2, −10^9 as +10^9 and 10⁻⁶ not at all."""
+    ranges = {r.name: (r.lo, r.hi) for r in extract("(1 ≤ n ≤ 2·10^5), (−10^9 ≤ ai ≤ 10⁹), (1 ≤ k ≤ 3⋅10⁵)")}
+    assert ranges == {"n": (1, 200000), "ai": (-10 ** 9, 10 ** 9), "k": (1, 300000)}
+    assert sum_bound("the sum of n over all test cases does not exceed 2⋅10⁵") == 200000
+    assert stated_tolerance("accepted if its absolute or relative error does not exceed 10⁻⁶.") == 1e-6
+
+
+MST_LATEX = ("\\section*{Input}\nThe input consists of:\n\\begin{itemize}\n\\item One line with two integers $n$ and $m$ "
+             "($2 \\le n \\le 10^5$, $1 \\le m \\le 2\\cdot 10^5$), the number of vertices and edges.\n\\item $m$ lines, each "
+             "with three integers $u_i$, $v_i$ and $w_i$ ($1 \\le u_i, v_i \\le n$, $1 \\le w_i \\le 10^9$), an edge of "
+             "weight $w_i$.\n\\end{itemize}\n\\section*{Output}\nPrint the weight of a minimum spanning tree.\n")
+MST_PLAIN = ("Input\n\nThe first line contains two integers n and m (2 ≤ n ≤ 10⁵, 1 ≤ m ≤ 2·10⁵) — the number of "
+             "vertices and edges.\n\nEach of the next m lines contains three integers u_i, v_i and w_i (1 ≤ u_i, v_i ≤ n, "
+             "1 ≤ w_i ≤ 10⁹) — an edge of weight w_i.\n\nOutput\n\nPrint the weight of a minimum spanning tree.\n")
+
+
+def test_a_codeforces_style_statement_names_its_lines_as_a_kattis_one_does():
+    """Plain-text headings, names without math delimiters, "Each of the next m lines": read as the
+    Kattis statement of the same problem is (before: no value named, w_i's range given to all)."""
+    from testgen.constraints import input_lines
+    from testgen.smodel import StdioModel
+
+    desc = input_lines(MST_PLAIN)
+    assert [(d.names, d.rows, d.count) for d in desc] == [(["n", "m"], False, None), (["u_i", "v_i", "w_i"], True, "m")]
+    seeds = ["3 2\n1 2 5\n2 3 7\n", "4 3\n1 2 1\n2 3 2\n3 4 3\n"]
+
+    def reading(statement):
+        m = StdioModel.infer(seeds, statement)
+        return m.shape, [(sl.name, sl.lo, sl.hi) for sl in m.lines[0] + m.row]
+
+    assert reading(MST_PLAIN) == reading(MST_LATEX)
+    assert reading(MST_PLAIN)[1][:2] == [("n", 2, 10 ** 5), ("m", 1, 2 * 10 ** 5)]
+    assert reading(MST_PLAIN)[1][-1] == ("w_i", 1, 10 ** 9)
 
 
 def test_languages_use_the_sandbox_alias_table():
