@@ -304,8 +304,8 @@ def indexed_name(name: str) -> Optional[tuple[str, str]]:
 def name_stem(name: str) -> str:
     """``h_i``, ``h_1``, ``h_{i}`` → ``h``: an indexed name stands for every element."""
     n = bare_name(name)
-    m = re.fullmatch(r"([A-Za-z]+)_(?:[ijkn1]|[ijk],?[0-9]?)", n) or re.fullmatch(r"([A-Za-z])(?:[ijkn]|\d)", n)
-    return m.group(1) if m else n  # plain text writes a_i as ai, a_1 as a1
+    m = re.fullmatch(r"([A-Za-z]+)_(?:[ijkn1]|[ijk],?[0-9]?)", n) or re.fullmatch(r"([A-Za-z])[ijkn1]", n)
+    return m.group(1) if m else n  # plain text writes a_i as ai, a_1 as a1 (x1 and x2 stay two names)
 
 
 def said_of(a: Optional[str], b: Optional[str]) -> bool:
