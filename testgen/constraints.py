@@ -261,9 +261,9 @@ _HEADING = r"^[ \t#*_=-]*{0}(?:[ \t]+(?:format|specification|description|data))?
 _SECTION = re.compile(r"\\begin\{Input\}|\\(?:sub)?section\*?\{Input\}|" + _HEADING.format("input"), re.I | re.M)
 _SECTION_END = re.compile(r"\\end\{Input\}|\\begin\{Output\}|\\(?:sub)?section\*?\{Output\}|" + _HEADING.format("output"),
                           re.I | re.M)
-# "a (balanced) sequence $s$" names its value; "a sequence of $n$ integers" leaves it to "integers"
+# "a (balanced) sequence $s$" (or "sequence s") names its value; "a sequence of $n$ integers" leaves it to "integers"
 _KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?|characters?|floats?"
-                        r"|sequences?(?=\s*\$))\b", re.I)
+                        r"|sequences?(?=\s*(?:\$|[A-Za-z](?![A-Za-z]))))\b", re.I)
 _DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
 # a block of rows: "$q$ lines, each with ...", "Then $m$ lines follow", "Each of the next m lines contains"
 _ROWS_HEAD = re.compile(r"^\W*(?:(?:each|every|any) of the\s+|then\s+|the\s+)?(?:next\s+|following\s+|remaining\s+)?"

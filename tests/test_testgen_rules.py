@@ -151,6 +151,8 @@ def test_a_codeforces_style_statement_names_its_lines_as_a_kattis_one_does():
         m = StdioModel.infer(seeds, statement)
         return m.shape, [(sl.name, sl.lo, sl.hi) for sl in m.lines[0] + m.row]
 
+    assert [d.names for d in input_lines("Input\n\nOne line with a balanced sequence s (2 ≤ |s| ≤ 10⁶).\n\nOutput\n")] \
+        == [["s"]]
     assert reading(MST_PLAIN) == reading(MST_LATEX)
     assert reading(MST_PLAIN)[1][:2] == [("n", 2, 10 ** 5), ("m", 1, 2 * 10 ** 5)]
     assert reading(MST_PLAIN)[1][-1] == ("w_i", 1, 10 ** 9)
