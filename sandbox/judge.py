@@ -1,8 +1,9 @@
 """One job in flight: compile, run every test on a free slot, judge each output, one result.
 
 Per test: the backend reports facts, the output is compared (exact / whitespace / float, a
-function's return value, or a checker in the testlib or Kattis protocol), and
-:func:`sandbox.verdict.decide` turns facts + limits + comparison into the test's verdict.
+function's return value, or a checker in the testlib or Kattis protocol, of an output or of a
+returned value as JSON), and :func:`sandbox.verdict.decide` turns facts + limits + comparison
+into the test's verdict.
 """
 
 from __future__ import annotations
@@ -137,7 +138,9 @@ class Job:
                 stdout, outcome, message, value_text = self._judge_value(facts, test)
             elif test.expected_stdout is not None:
                 if self.checker is not None:
-                    outcome, message = self._judge_with_checker(stdout, test)
+                    outcome, message = self._judge_with_checker(
+                        stdout, test.stdin.encode("utf-8", "surrogateescape"),
+                        test.expected_stdout.encode("utf-8", "surrogateescape"))
                 else:
                     mode = req.compare if isinstance(req.compare, str) else "whitespace"
                     ok = cmp.compare_output(mode, stdout, test.expected_stdout, req.float_tol,
@@ -171,16 +174,21 @@ class Job:
             return printed, Outcome.REJECTED, str(e), None
         text = data.decode("utf-8", "replace")
         if "expected" in test.model_fields_set or test.expected is not None:
+            if self.checker is not None:
+                # the checker's three files hold JSON: the arguments, the value returned, the expected one
+                outcome, message = self._judge_with_checker(
+                    json.dumps(got).encode(), json.dumps(test.args).encode(), json.dumps(test.expected).encode())
+                return printed, outcome, message, text
             equal = cmp.values_equal_unordered if self.req.compare == "unordered" else cmp.values_equal
             if not equal(got, test.expected, self.req.float_tol):
                 return printed, Outcome.REJECTED, None, text
         return printed, Outcome.ACCEPTED, None, text
 
-    def _judge_with_checker(self, out: bytes, test: TestCase) -> tuple[Outcome, Optional[str]]:
+    def _judge_with_checker(self, out: bytes, inp: bytes, ans: bytes) -> tuple[Outcome, Optional[str]]:
+        """The checker's judgement of output ``out`` for input ``inp``, ``ans`` the expected answer
+        (a function test: each of the three as JSON)."""
         assert self.checker is not None and isinstance(self.req.compare, CheckerCompare)
         ch: Checker = self.req.compare.checker
-        inp = test.stdin.encode("utf-8", "surrogateescape")
-        ans = (test.expected_stdout or "").encode("utf-8", "surrogateescape")
         if ch.protocol == "kattis":
             files = {"input.txt": inp, "answer.txt": ans, "feedback/": b""}
             spec = self.checker.spec(CHECKER_LIMITS, out, ("input.txt", "answer.txt", "feedback/"), files)

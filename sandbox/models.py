@@ -87,6 +87,8 @@ class Checker(BaseModel):
     ``testlib`` protocol: ``checker input.txt output.txt answer.txt``, exit 0 accepts.
     ``kattis`` protocol: ``checker input.txt answer.txt feedback/ < output``, exit 42
     accepts and 43 rejects (the Kattis / BAPC output-validator convention).
+    For a function-call test the three are JSON: the input is the arguments (``args``), the
+    output the value the function returned, the answer ``expected``.
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -191,7 +191,8 @@ def evaluate(records: Iterable[dict[str, Any]], runner: Runner, *, tests_field: 
                     score.unjudged_programs += 1
                     continue
                 try:
-                    if mode == "batched" and problem.is_function and prog.language == "python" and tests[0].is_function:
+                    if (mode == "batched" and problem.is_function and prog.language == "python" and tests[0].is_function
+                            and not problem.has_checker):  # the harness compares values; a checker needs the engine
                         req = batched_request(problem, prog, tests)
                     else:
                         req = judge_request(problem, prog, tests)

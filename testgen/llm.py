@@ -296,16 +296,66 @@ def _generator(problem: Problem, runner: Runner, cfg: LLMConfig, family: str, va
 
 
 def _needs_checker(problem: Problem, runner: Runner, cands: list[Candidate]) -> bool:
-    if problem.is_function or problem.has_checker:
+    if problem.has_checker:
         return False
-    if several_answers(problem.statement) is not None:  # the statement's words (testgen/answers.py)
+    if problem.is_function:  # "return any" (testgen/answers.py); an order-free list is judged unordered
+        if problem.needs_checker is not None:
+            return True
+    elif several_answers(problem.statement) is not None:  # the statement's words (testgen/answers.py)
         return True
-    return bool(cands) and _gold_disagreement(problem, runner, cands[:10]) > 0.2 and len(problem.gold) > 1
+    return bool(cands) and len(problem.gold) > 1 and _gold_disagreement(problem, runner, cands[:10]) > 0.2
+
+
+def _function_checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candidate],
+                      st: dict[str, Any]) -> None:
+    """A checker of the returned value (several right answers), in the testlib protocol on JSON
+    files; kept once it accepts every gold's answer to the examples and a few inputs, and refuses
+    a function that returns None."""
+    from .execute import FnProgram, call_function
+    from .validate import checker_verdicts
+
+    args = [s["args"] for s in problem.seeds] + [c.args for c in cands[:5] if c.args is not None]
+    if not args or not problem.gold:
+        return
+    rows = call_function(runner, [FnProgram(*problem.runnable(problem.gold[0].code))], args, problem.limits)[0]
+    args, ref = [a for a, r in zip(args, rows) if r.ok], [r.value for r in rows if r.ok]
+    if not args:
+        return
+    prompt = (_describe(problem) + "\n\nThis problem can have several correct answers. Write a Python 3 checker: it "
+              "is run as `checker input.json output.json answer.json`. The three files hold JSON: the array of the "
+              "function's arguments, the value the function returned, and a reference answer. It exits 0 when the "
+              "returned value is correct, 1 when it is wrong. Answer with one ```python block.")
+    cls, meth = split_entry(problem.entry_point or "")
+    nothing = Program(language="python", name="returns-none",
+                      code=f"class {cls}:\n    def {meth}(self, *args, **kwargs):\n        return None\n" if cls
+                      else f"def {meth}(*args, **kwargs):\n    return None\n")
+
+    def check(code: str) -> Union[Fail, CheckerCompare]:
+        compare = CheckerCompare(checker=Checker(language="python", code=code, protocol="testlib"))
+        for g in problem.gold:
+            for a, why in zip(args, checker_verdicts(problem, g, args, ref, runner, compare)):
+                if why:
+                    return Fail("crash" if why == "checker_error" else "disagreement",
+                                f"on the arguments {json.dumps(a)[:300]} the checker rejects a correct answer "
+                                f"({why})")
+        if not any(checker_verdicts(problem, nothing, args[:1], ref[:1], runner, compare)):
+            return Fail("format", "the checker accepts a function that returns None")
+        return compare
+
+    compare, rnd = _repair(Conversation(cfg), prompt, cfg.rounds, "checker", st, check)
+    if compare is None:
+        st["checker"] = {"status": "failed"}
+        return
+    problem.compare = compare
+    st["checker"] = {"status": "ok", "rounds": rnd}
 
 
 def _checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candidate], st: dict[str, Any]) -> None:
     from .execute import StdioProgram, run_stdio
 
+    if problem.is_function:
+        _function_checker(problem, runner, cfg, cands, st)
+        return
     inputs = [s["stdin"] for s in problem.seeds] + [c.stdin or "" for c in cands[:5]]
     if not inputs:
         return

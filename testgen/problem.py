@@ -223,8 +223,10 @@ def _compare_of(rec: dict[str, Any]) -> tuple[Compare, float, Optional[str]]:
     chk = rec.get("checker")
     if isinstance(chk, dict):
         if "code" in chk and "language" in chk:  # contract-style checker
-            c = Checker(language=normalize_language(chk["language"]), code=chk["code"],
-                        protocol=chk.get("protocol", "testlib") if chk.get("protocol") in ("testlib", "kattis") else "kattis")
+            protocol = chk.get("protocol") or "testlib"
+            if protocol not in ("testlib", "kattis"):
+                return "whitespace", tol, f"checker protocol {protocol!r} is neither testlib nor kattis"
+            c = Checker(language=normalize_language(chk["language"]), code=chk["code"], protocol=protocol)
             return CheckerCompare(checker=c), tol, None
         kind = chk.get("kind")
         if kind == "custom_output_validator":
@@ -428,7 +430,8 @@ def load_problem(rec: dict[str, Any], cpp_dialect: str = "cpp") -> Problem:
         atol = rec.get("atol")
         stated = stated_tolerance(statement)
         tol = float(atol) if isinstance(atol, (int, float)) and atol > 0 else (stated or 1e-6)
-        compare = "unordered" if rec.get("compare") == "unordered" else "whitespace"
+        if not isinstance(compare, CheckerCompare):  # a checker judges the returned value as JSON
+            compare = "unordered" if rec.get("compare") == "unordered" else "whitespace"
     answers = several_answers(statement)
     needs_checker: Optional[str] = None
     if answers is not None and not isinstance(compare, CheckerCompare) and unsupported is None:

@@ -74,8 +74,8 @@ def kill_matrix(problem: Problem, golds: list[Program], cands: list[Candidate], 
             for ci, r in enumerate(row):
                 if r.status in ("SE", "SKIP", "LOST"):
                     continue  # no evidence either way
-                if not r.ok or not problem.values_equal(r.value, cands[ci].expected):
-                    km.kills[ci].add(mi)
+                if not r.ok or (not problem.has_checker and not problem.values_equal(r.value, cands[ci].expected)):
+                    km.kills[ci].add(mi)  # (with a checker another value may be another right answer)
     else:
         _stdio_kills(problem, ms, cands, runner, km)
     return km

@@ -6,7 +6,8 @@ Rules, the same for both kinds of problem:
 * a gold solution that needs more than ``1/slack`` of the time limit drops the input too
   (a correct but slower submission must not time out on our tests);
 * the outputs must agree: function values by the judge's value comparison (float
-  tolerance), stdin/stdout outputs by the problem's comparison or its checker;
+  tolerance) or the problem's checker, stdin/stdout outputs by the problem's comparison or
+  its checker;
 * input validators, when the problem has any, must accept the input.
 The expected answer is the first gold solution's output.
 
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from sandbox.compare import compare_output, values_equal, values_equal_unordered
-from sandbox.models import Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
+from sandbox.models import CheckerCompare, Limits, RunRequest, RunResult, TestCase, TestResult, Verdict
 
 from .candidates import Candidate, canonical_key
 from .execute import FnProgram, StdioProgram, call_function, run_stdio
@@ -89,6 +90,30 @@ def _gold_fn_programs(problem: Problem) -> tuple[list[Program], list[GoldReport]
     return progs, reports
 
 
+def checker_verdicts(problem: Problem, gold: Program, args: list[list[Any]], expected: list[Any],
+                     runner: Runner, compare: Optional[CheckerCompare] = None) -> list[Optional[str]]:
+    """Per call, what the problem's checker (or ``compare``'s) makes of ``gold``'s returned value
+    against ``expected``, judged by the engine as a suite's judge would: None accepted, else a drop
+    reason (``gold_disagree`` when the checker rejects, ``checker_error`` when it fails, ``gold_error``)."""
+    if not args:
+        return []
+    code, entry = problem.runnable(gold.code)
+    req = RunRequest(language="python", code=code, entry_point=entry, limits=problem.limits,
+                     compare=compare or problem.compare,
+                     tests=[TestCase(args=a, expected=e) for a, e in zip(args, expected)])
+    o = runner.run_many([req])[0]
+    res = o if isinstance(o, RunResult) else failed_result(o, len(args))
+    if res.verdict == Verdict.SE and not res.tests:
+        raise SandboxFailure(res.message or "sandbox error")
+    out: list[Optional[str]] = []
+    for i in range(len(args)):
+        t = res.tests[i] if i < len(res.tests) else None
+        out.append(None if t is not None and t.verdict == Verdict.AC else "gold_disagree"
+                   if t is not None and t.verdict == Verdict.WA else "checker_error"
+                   if t is not None and t.verdict == Verdict.SE else "gold_error")
+    return out
+
+
 def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 10.0) -> Validated:
     assert problem.entry_point
     golds, reports = _gold_fn_programs(problem)
@@ -120,7 +145,12 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
         bad_seed = next((i for i, _ in seeds_with_expected if not row[i].ok), None)
         if bad_seed is not None and row[bad_seed].status == "SE":  # the sandbox's failure, not the gold's
             raise SandboxFailure(row[bad_seed].error or "sandbox error on a seed example")
-        if bad_seed is None:
+        if bad_seed is None and problem.has_checker and load is None:
+            # several right answers: the checker says whether the gold's answer to an example is one
+            judged = checker_verdicts(problem, g, [inputs[i] for i in expected_of_seed],
+                                      list(expected_of_seed.values()), runner)
+            bad_seed = next((i for i, why in zip(expected_of_seed, judged) if why), None)
+        elif bad_seed is None:
             bad_seed = next((i for i, exp in expected_of_seed.items()
                              if not problem.values_equal(row[i].value, exp)), None)
             if bad_seed is not None and load is None and _order_only(row[bad_seed].value, expected_of_seed[bad_seed],
@@ -157,11 +187,13 @@ def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, 
     limit = problem.limits.time_s
     valid, notes, out.validators_used = _validator_verdicts(problem, [json.dumps(a) for a in inputs], runner)
     out.notes += notes
-    refereed = _referee_function(problem, inputs, runner)
+    refereed = [] if problem.has_checker else _referee_function(problem, inputs, runner)
+    judged = _judged_by_checker(problem, runs, usable, res, inputs, runner) if problem.has_checker else None
     for i, c in enumerate(cands):
         rows = [res[p][i] for p in usable]
         # outside the validated domain first: what the golds did there says nothing (pipeline.quarantine)
-        reason = "validator_rejects" if not valid[i] else _fn_drop_reason(rows, limit / slack, problem)
+        reason = "validator_rejects" if not valid[i] else _fn_drop_reason(rows, limit / slack, problem,
+                                                                          judged[i] if judged else None)
         if reason == "gold_disagree" and rerun:
             reason = "gold_unstable"  # one gold, two runs, two answers
         if not reason and any(r[i] is not None and r[i].ok and not problem.values_equal(r[i].value, rows[0].value)
@@ -191,7 +223,7 @@ ORDER_EVIDENCE_MIN = 2
 def _detect_order(problem: Problem, res: list[list[CallResult]], usable: list[int], order_seed: list[int],
                   n: int, out: Validated) -> None:
     """Judge ``unordered`` when the golds show it: their answers differ only in order."""
-    if problem.compare == "unordered" or len(usable) < 2 and not order_seed:
+    if problem.compare == "unordered" or problem.has_checker or len(usable) < 2 and not order_seed:
         return
     order_only = other = 0
     for i in range(n):
@@ -248,7 +280,24 @@ def _referee_stdio(problem: Problem, inputs: list[str], runner: Runner) -> list[
     return [(idx[k], t) for r in res for k, t in enumerate(r.tests[:len(idx)]) if t.verdict == Verdict.AC]
 
 
-def _fn_drop_reason(rows: list[CallResult], slow_s: float, problem: Problem) -> Optional[str]:
+def _judged_by_checker(problem: Problem, runs: list[Program], usable: list[int], res: list[list[CallResult]],
+                       inputs: list[list[Any]], runner: Runner) -> list[Optional[str]]:
+    """Per input, the first checker complaint about any usable run's answer against the reference
+    run's (the first usable one), the reference's own included: the stdin round 2 for function values."""
+    ref = usable[0]
+    todo = [i for i in range(len(inputs)) if all(res[p][i].ok for p in usable)]
+    out: list[Optional[str]] = [None] * len(inputs)
+    for p in usable:
+        for i, why in zip(todo, checker_verdicts(problem, runs[p], [inputs[i] for i in todo],
+                                                 [res[ref][i].value for i in todo], runner)):
+            out[i] = out[i] or why
+    return out
+
+
+def _fn_drop_reason(rows: list[CallResult], slow_s: float, problem: Problem,
+                    checker_says: Optional[str] = None) -> Optional[str]:
+    """Why an input is dropped, or None; ``checker_says``: the checker's complaint, for a problem
+    with one (then the golds' answers may differ)."""
     for r in rows:
         if r.status == "TLE":
             return "gold_timeout"
@@ -263,6 +312,8 @@ def _fn_drop_reason(rows: list[CallResult], slow_s: float, problem: Problem) -> 
     ref = rows[0].value
     if not _finite(ref):
         return "nonfinite_output"
+    if problem.has_checker:
+        return checker_says
     for r in rows[1:]:
         if not problem.values_equal(r.value, ref):
             return "gold_disagree"

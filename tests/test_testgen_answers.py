@@ -133,6 +133,56 @@ def test_return_any_without_a_checker_is_skipped_with_its_reason_never_judged(ru
     assert "empty suite" not in pool["unjudged"]["any-element"]
 
 
+# "return any" with a checker of the returned value: judged, not skipped. The checker gets the
+# arguments, the value and the gold's value as JSON (testlib protocol, docs/api.md).
+AT_LEAST_AVERAGE_CHECKER = """
+import json, sys
+(xs,), got, _gold = (json.load(open(p)) for p in sys.argv[1:4])
+sys.exit(0 if type(got) is int and got in xs and got * len(xs) >= sum(xs) else 1)
+"""
+
+
+def at_least_average(checker=None):
+    rec = {"id": "at-least-average", "io": "function", "entry_point": "pick",
+           "statement": "Given a non-empty list xs of integers, return an element of xs that is at least the "
+                        "average of xs. If there are multiple answers, return any of them.\ndef pick(xs):",
+           "gold_solutions": [{"language": "python", "code": "def pick(xs):\n    return max(xs)\n"}],
+           "seed_tests": [{"args": [[1, 5, 4]], "expected": 5}, {"args": [[2, 2, 9, 3, 7]], "expected": 9}],
+           "heldout_correct": [
+               {"language": "python", "code": "def pick(xs):\n    return next(x for x in xs if x * len(xs) >= sum(xs))\n"},
+               {"language": "python", "code": "def pick(xs):\n    return sorted(xs)[len(xs) - 1]\n"}],
+           "heldout_incorrect": [
+               {"language": "python", "code": "def pick(xs):\n    return xs[0]\n"},
+               {"language": "python", "code": "def pick(xs):\n    return sorted(xs)[len(xs) // 2]\n"},
+               {"language": "python", "code": "def pick(xs):\n    return min(xs)\n"}]}
+    if checker is not None:
+        rec["checker"] = {"language": "python", "code": checker}  # no protocol: testlib, the contract's default
+    return rec
+
+
+def test_return_any_with_a_checker_of_the_value_is_judged_by_it(runner):
+    out = synthesize(at_least_average(AT_LEAST_AVERAGE_CHECKER), runner, FAST)
+    tg = out["testgen"]
+    assert tg["status"] == "ok", tg
+    assert "gold_disagree" not in tg["dropped"] and "checker_error" not in tg["dropped"], tg
+    assert len(out["tests"]) >= 3
+    for mode in ("batched", "engine"):  # batched falls back to the engine: the harness has no checker
+        rep = evaluate([out], runner, mode=mode)
+        pool = rep.pooled()
+        # the first-at-least-average program answers otherwise than the gold's max, and is right
+        assert (pool["correct"], pool["tpr"], pool["incorrect"], pool["tnr"]) == (2, 1.0, 3, 1.0), (mode, pool)
+
+
+def test_a_checker_that_rejects_the_golds_answers_leaves_no_suite(runner):
+    # a checker that refuses the right answers (it wants the smallest element): every input is
+    # dropped as the golds' disagreement with it, and the problem is not judged by it
+    wrong = AT_LEAST_AVERAGE_CHECKER.replace("got * len(xs) >= sum(xs)", "got == min(xs)")
+    out = synthesize(at_least_average(wrong), runner, FAST)
+    tg = out["testgen"]
+    assert tg["status"] == "failed" and not out["tests"], tg
+    assert all(g["status"] == "broken" for g in tg["gold"]), tg
+
+
 # ------------------------------------------------------------- one gold (issue 14, failure mode 4)
 
 def test_one_gold_runs_twice_and_an_unstable_answer_is_not_trusted(runner):

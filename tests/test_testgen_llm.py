@@ -172,6 +172,50 @@ def test_checker_for_non_unique_answers(runner):
     assert len(out["tests"]) >= 5
 
 
+# A function problem with several right answers: the LLM's checker of the returned value (JSON
+# files, testlib protocol) is kept once both golds' different answers pass it.
+AVERAGE = {"id": "at-least-average", "io": "function", "entry_point": "pick",
+           "statement": "Given a non-empty list xs of integers (-100 <= x <= 100, at most 20 of them), return an "
+                        "element of xs that is at least the average. If there are multiple answers, return any of "
+                        "them.\ndef pick(xs):",
+           "gold_solutions": [{"language": "python", "code": "def pick(xs):\n    return max(xs)\n"},
+                              {"language": "python",
+                               "code": "def pick(xs):\n    return next(x for x in xs if x * len(xs) >= sum(xs))\n"}],
+           "seed_tests": [{"args": [[1, 5, 4]], "expected": 5}, {"args": [[2, 2, 9, 3, 7]], "expected": 9}],
+           "heldout_correct": [{"language": "python", "code": "def pick(xs):\n    return sorted(xs)[-1]\n"}],
+           "heldout_incorrect": [{"language": "python", "code": "def pick(xs):\n    return xs[0]\n"},
+                                 {"language": "python", "code": "def pick(xs):\n    return min(xs)\n"}]}
+AVERAGE_VALIDATOR = ("import json, sys\na = json.loads(sys.stdin.read())\nok = len(a) == 1 and type(a[0]) is list "
+                     "and 1 <= len(a[0]) <= 20 and all(type(x) is int and -100 <= x <= 100 for x in a[0])\n"
+                     "sys.exit(0 if ok else 1)")
+AVERAGE_GEN = ("import sys, json, random\nr = random.Random(int(sys.stdin.read()))\n"
+               "print(json.dumps([[r.randint(-100, 100) for _ in range(r.randint(1, 20))]]))")
+AVERAGE_CORNER = ("import sys, json\ns = int(sys.stdin.read())\n"
+                  "print(json.dumps([[[7], [-100, 100], [0, 0, 0], [5, 1, 1, 1], [-3, -1, -2]][s % 5]]))")
+CHECK_FN_EXACT = ("import json, sys\nout, ans = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))\n"
+                  "sys.exit(0 if out == ans else 1)")
+CHECK_FN_OK = ("import json, sys\n(xs,), got = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))\n"
+               "sys.exit(0 if type(got) is int and got in xs and got * len(xs) >= sum(xs) else 1)")
+
+
+def test_checker_of_a_functions_value_for_several_answers(runner):
+    llm = ScriptedLLM([py(AVERAGE_VALIDATOR), py(AVERAGE_GEN), py(AVERAGE_CORNER), py(CHECK_FN_EXACT), py(CHECK_FN_OK)])
+    try:
+        cfg = LLMConfig(url=llm.url, rounds=2, per_family=10)
+        out = synthesize(AVERAGE, runner, Settings(mutants=6, max_tests=15, llm=cfg))
+    finally:
+        llm.close()
+    tg = out["testgen"]
+    assert len(llm.requests) == 5
+    assert "input.json output.json answer.json" in llm.last_user(3)
+    assert "rejects a correct answer" in llm.last_user(4)  # the exact checker refused the second gold
+    assert tg["llm"]["checker"] == {"status": "ok", "rounds": 1}
+    assert tg["status"] == "ok", tg
+    assert out["checker"]["protocol"] == "testlib" and "got * len(xs)" in out["checker"]["code"]
+    pool = evaluate([out], runner).pooled()
+    assert (pool["tpr"], pool["tnr"]) == (1.0, 1.0), pool
+
+
 def test_extract_code_prefers_the_last_python_block():
     text = "```\nnot this\n```\nthen\n```python\nprint(1)\n```\nand\n```py\nprint(2)\n```"
     assert extract_code(text).strip() == "print(2)"

@@ -192,6 +192,43 @@ def test_checker_accepts_many_right_answers(sandbox, protocol, lang, checker):
     assert bad.verdict == Verdict.WA, bad
 
 
+# "return any index of a largest element": the checker reads the three JSON files
+CHECKER_FUNCTION_TESTLIB = """
+import json, sys
+(xs,), got, _ans = (json.load(open(p)) for p in sys.argv[1:4])
+ok = type(got) is int and 0 <= got < len(xs) and xs[got] == max(xs)
+sys.exit(0 if ok else 1)
+"""
+CHECKER_FUNCTION_KATTIS = """
+import json, sys
+(xs,), _ans, got = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), json.load(sys.stdin)
+sys.exit(42 if type(got) is int and 0 <= got < len(xs) and xs[got] == max(xs) else 43)
+"""
+
+
+@pytest.mark.parametrize("protocol,checker", [("testlib", CHECKER_FUNCTION_TESTLIB),
+                                              ("kattis", CHECKER_FUNCTION_KATTIS)])
+def test_checker_judges_a_functions_returned_value(sandbox, protocol, checker):
+    # Before, a function test's checker was compiled and never asked: the value was compared with
+    # `expected` exactly, and the last index of a tied maximum was WA.
+    compare = CheckerCompare(checker=Checker(language="python", code=checker, protocol=protocol))
+    tests = [TestCase(args=[[3, 9, 1, 9]], expected=1), TestCase(args=[[5]], expected=0)]
+    last = "def argmax(xs):\n    return len(xs) - 1 - xs[::-1].index(max(xs))\n"
+    wrong = "def argmax(xs):\n    return xs.index(min(xs))\n"
+    off = "def argmax(xs):\n    return len(xs)\n"
+    for code, verdicts in ((last, [Verdict.AC, Verdict.AC]), (wrong, [Verdict.WA, Verdict.AC]),
+                           (off, [Verdict.WA, Verdict.WA])):
+        res = sandbox.run(RunRequest(language="python", code=code, entry_point="argmax", tests=tests, compare=compare))
+        assert [t.verdict for t in res.tests] == verdicts, (code, res)
+
+
+def test_a_function_checker_that_crashes_is_se(sandbox):
+    compare = CheckerCompare(checker=Checker(language="python", code="import sys\nsys.exit(5)\n"))
+    res = sandbox.run(RunRequest(language="python", code="def f():\n    return 1\n", entry_point="f",
+                                 tests=[TestCase(args=[], expected=1)], compare=compare))
+    assert res.tests[0].verdict == Verdict.SE and "checker" in res.tests[0].message, res
+
+
 def test_broken_checker_is_se_not_the_programs_fault(sandbox):
     compare = CheckerCompare(checker=Checker(language="python", code="raise SystemExit(7)"))
     res = sandbox.run(RunRequest(language="python", code="print(1)", compare=compare,
