@@ -177,6 +177,26 @@ def test_reward_mapping(http):
     assert got["unknown-fence"]["reward"] == 0.0 and got["unknown-fence"]["verdict"] == "CE"
 
 
+ARGMAX_CHECKER = """
+import json, sys
+(xs,), got, _ = (json.load(open(p)) for p in sys.argv[1:4])
+sys.exit(0 if type(got) is int and 0 <= got < len(xs) and xs[got] == max(xs) else 1)
+"""
+
+
+def test_reward_of_a_function_with_several_right_answers_by_its_checker(http):
+    # "return any index of a largest element": the index another right program returns scores 1
+    tests = [{"args": [[3, 9, 1, 9]], "expected": 1}, {"args": [[4, 4]], "expected": 0}]
+    compare = {"checker": {"language": "python", "code": ARGMAX_CHECKER}}
+    last = "def argmax(xs):\n    return max(range(len(xs)), key=lambda i: (xs[i], i))\n"
+    first_min = "def argmax(xs):\n    return xs.index(min(xs))\n"
+    items = [{"id": k, "completion": fenced(code), "entry_point": "argmax", "tests": tests, "compare": compare}
+             for k, code in (("last", last), ("min", first_min))]
+    got = {r["id"]: r for r in reward(http, items)}
+    assert got["last"]["reward"] == 1.0 and got["last"]["verdict"] == "AC", got["last"]
+    assert got["min"]["reward"] == 0.5 and got["min"]["verdict"] == "WA", got["min"]
+
+
 def test_reward_all_or_nothing_and_item_language_wins(http):
     items = [{"id": 1, "completion": fenced(ECHO), "tests": TWO_TESTS},
              {"id": 2, "completion": fenced(ECHO, "text"), "language": "python", "tests": TWO_TESTS[:1]}]
