@@ -356,7 +356,9 @@ def input_lines(text: str) -> list[InputLine]:
         listed = False
         if kw:
             # a math span the range's "(" cut open ("$n\ (0 \le n \le 10^6)$") still names its value
-            maths = re.findall(r"\$([^$]+)(?:\$|$)", head[kw.end():]) or _plain_names(head[kw.end():])
+            # "one string of length $n$": what follows "of length" sizes the values, it does not name them
+            named = re.split(r"\b(?:of|with)\s+(?:length|size)\b", head[kw.end():])[0]
+            maths = re.findall(r"\$([^$]+)(?:\$|$)", named) or _plain_names(named)
             joined = ",".join(re.sub(r"\{[^{}]*\}", lambda b: b.group(0).replace(",", ""), x) for x in maths)
             if _DOTS.search(joined):
                 listed = True
@@ -381,7 +383,12 @@ def input_lines(text: str) -> list[InputLine]:
         cm = _ROWS_COUNT.fullmatch(many.group(1)) if rows and many else (
             re.search(r"\$([^$]+)\$\s+(?:\w+\s+)?$", head[:kw.start()]) if kw else None)
         if not cm and kw and not rows:  # plain text: "contains n integers" (not "a single integer")
-            cm = re.search(r"\b(?!(?:an?|of|is|in|to|by|on|at|or|as|be|no)\b)([A-Za-z][A-Za-z0-9]?)\s+$", head[:kw.start()])
+            cm = re.search(r"\b(?!(?:an?|of|is|in|to|by|on|at|or|as|be|no)\b)([A-Za-z][A-Za-z0-9]?)\s+(?:\w+\s+)?$",
+                           head[:kw.start()])  # (one word between, as in LaTeX: "k distinct integers")
         count = bare_name(next(g for g in cm.groups() if g)) if cm else None
+        fixed = _NUMBER_WORDS.get(many.group(1).lower()) if rows and many else None
+        if fixed:  # "Two lines, each with one string": that many single lines, each with those names
+            out += [InputLine(names=list(names), rows=False, listed=listed, count=None, size=size) for _ in range(fixed)]
+            continue
         out.append(InputLine(names=names, rows=rows, listed=listed, count=count, size=size))
     return out

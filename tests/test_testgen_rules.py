@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from testgen.candidates import Candidate
 from testgen.constraints import extract, stated_tolerance, sum_bound
 from testgen.entry import runnable, split_entry
@@ -153,9 +155,35 @@ def test_a_codeforces_style_statement_names_its_lines_as_a_kattis_one_does():
 
     assert [d.names for d in input_lines("Input\n\nOne line with a balanced sequence s (2 ≤ |s| ≤ 10⁶).\n\nOutput\n")] \
         == [["s"]]
+    # a word between the count and its kind, as "$k$ distinct integers" is read in LaTeX
+    assert [d.count for d in input_lines("Input\n\nOne line containing k distinct integers, the planets.\n\n"
+                                         "Output\n")] == ["k"]
     assert reading(MST_PLAIN) == reading(MST_LATEX)
     assert reading(MST_PLAIN)[1][:2] == [("n", 2, 10 ** 5), ("m", 1, 2 * 10 ** 5)]
     assert reading(MST_PLAIN)[1][-1] == ("w_i", 1, 10 ** 9)
+
+
+TWO_STRINGS = ("\\section*{{Input}}\n\\begin{{itemize}}\n\\item One line with a single integer $n$ {bound}, the length of "
+               "the messages.\n\\item Two lines each with one string of length $n$.\n\\end{{itemize}}\n"
+               "Both strings consist of lowercase letters only.\n\\section*{{Output}}\nOne integer.\n")
+
+
+@pytest.mark.parametrize("bound", [r"$(1\leq n \leq 1.5\cdot10^5)$", r"($1\leq n \leq 1.5\cdot10^5$)"])
+def test_two_lines_each_with_a_string_of_length_n_are_two_lines_and_n_is_named(bound):
+    """"Two lines each with one string of length $n$" is two single lines, and "of length $n$"
+    sizes the strings without naming them. Before, the block of two lines did not match the three
+    lines of the layout, n went unnamed and took the samples' string lengths (6..26), so no input
+    was longer than 26 letters (gcpc2021/decryptingzodiac, where n may be 150 000)."""
+    from testgen.constraints import input_lines
+
+    text = TWO_STRINGS.format(bound=bound)
+    assert [(d.names, d.rows) for d in input_lines(text)] == [(["n"], False), ([], False), ([], False)]
+    m = StdioModel.infer(["6\ndrhmex\nzodiac\n", "8\ndicepara\nparadise\n"], text)
+    assert m.shape == "fixed" and (m.lines[0][0].name, m.lines[0][0].lo, m.lines[0][0].hi) == ("n", 1, 150000)
+    assert all(m.lines[i][0].max_len > 26 for i in (1, 2))
+    for s in m.draw("stress", random.Random(0), 2):
+        n, a, b = s.split()
+        assert len(a) == len(b) == int(n)
 
 
 def test_languages_use_the_sandbox_alias_table():
