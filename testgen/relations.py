@@ -337,3 +337,60 @@ def fit_length(word: str, n: int) -> str:
     if not word:
         return word
     return (word * (n // len(word) + 1))[:n]
+
+
+# ---------------------------------------------------------------- fixed lines bounded by each other
+
+Pos = tuple[int, int]  # (line, position in the line) of a fixed layout
+
+
+@dataclass(frozen=True)
+class FixedBound:
+    """A fixed layout's int value at ``at`` lies in [lo, the value at ``upper`` - strict]
+    ("$1 \\le k \\le n \\le 10^5$", "$1 \\le a, b < n$")."""
+
+    at: Pos
+    upper: Pos
+    strict: int
+    lo: Optional[int]
+
+
+def infer_fixed_bounds(statement: str, names: dict[Pos, str], samples: list[list[list[str]]],
+                       same: Callable[[Optional[str], Optional[str]], bool]) -> list[FixedBound]:
+    """The symbolic bounds the statement states between two named int values of a fixed layout
+    (``names``: position -> name), each kept only where every sample respects it."""
+    out: list[FixedBound] = []
+    for sb in stated_bounds(statement):
+        if sb.magnitude:
+            continue
+        at = [p for p, nm in names.items() if same(sb.name, nm)]
+        up = [p for p, nm in names.items() if _bare(nm) == sb.upper]
+        if len(at) != 1 or len(up) != 1 or at[0] == up[0] or any(b.at == at[0] for b in out):
+            continue
+        (li, j), (lk, k) = at[0], up[0]
+        try:
+            ok = all(int(s[li][j]) <= int(s[lk][k]) - sb.strict and (sb.lo is None or int(s[li][j]) >= sb.lo)
+                     for s in samples)
+        except (ValueError, IndexError):
+            ok = False
+        if ok:
+            out.append(FixedBound(at[0], up[0], sb.strict, sb.lo))
+    # a value bounded by one that is itself bounded: the bounding one first (k <= m <= n)
+    return sorted(out, key=lambda b: b.upper in {x.at for x in out})
+
+
+def apply_fixed_bounds(vals: list[list[Any]], bounds: list[FixedBound], span: Callable[[Pos], tuple[int, int]],
+                       clamp: bool = False) -> bool:
+    """Each bounded value brought into [its lo, the bounding value - strict], in place: mapped as
+    ``bound_values`` maps (a value drawn at its maximum becomes the bound itself), or with ``clamp``
+    (a mutated sample) only lowered to the bound where it is above it. False when one cannot fit."""
+    for b in bounds:
+        lo, hi = span(b.at)
+        lo = max(lo, b.lo) if b.lo is not None else lo
+        cap = min(hi, int(vals[b.upper[0]][b.upper[1]]) - b.strict)
+        v = max(lo, int(vals[b.at[0]][b.at[1]]))
+        got = ([min(v, cap)] if cap >= lo else None) if clamp else bound_values([v], lo, max(lo, hi), cap)
+        if got is None:
+            return False
+        vals[b.at[0]][b.at[1]] = got[0]
+    return True

@@ -36,8 +36,8 @@ from .lines import line_plan, put_on_lines, says_no_three_collinear
 from .sections import Sections, draw_sections, infer_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
                      rows_within, stress_value)
-from .relations import (HeadBound, RowRelations, bound_column, fit_length, infer_head_bounds, infer_relations,
-                        length_ties)
+from .relations import (FixedBound, HeadBound, RowRelations, apply_fixed_bounds, bound_column, fit_length,
+                        infer_fixed_bounds, infer_head_bounds, infer_relations, length_ties)
 from .structures import Structure, detect, edge_shape, graph_edges, stress_graph_nodes, tree_edges
 
 CATEGORY_MAX = 8  # at most this many distinct words in a column that repeat them: a category
@@ -188,6 +188,9 @@ class StdioModel:
     head_bounds: list[HeadBound] = field(default_factory=list)
     # fixed layouts: (word position, int position) with the word exactly that long in every sample
     length_of: list[tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=list)
+    # fixed layouts: values the statement bounds by another value ("$1 \le k \le n$"): drawn
+    # values are mapped under that value (``relations.py``)
+    fixed_bounds: list[FixedBound] = field(default_factory=list)
     # counted / repeat: the row columns of a point that never coincides with another, or single
     # columns whose values never repeat, as the statement says and every sample agrees
     # (``distinct_rows.py``): drawn distinct
@@ -235,6 +238,7 @@ class StdioModel:
             if sl.kind == "word" and not sl.choices and (pairs := balanced_pairs([str(x) for x in sl.obs], statement)):
                 sl.balanced, sl.min_len = pairs, max(2, sl.min_len)
         if m.shape == "fixed":
+            m._bind_fixed(toks, statement, ranges)
             m.length_of = [(w, k) for w, k in length_ties(toks, [[sl.kind for sl in ln] for ln in m.lines])
                            if not m.lines[w[0]][w[1]].choices]
             for (li, j), (lk, k) in m.length_of:  # an unnamed number that is a length: the word's lengths
@@ -329,6 +333,23 @@ class StdioModel:
             if b.lo is not None:
                 sl.lo = float(b.lo)
             sl.hi = max(sl.lo, hs.hi - b.strict)
+
+    def _bind_fixed(self, toks: list[list[list[str]]], statement: str, ranges: list[Range]) -> None:
+        """Fixed values bounded by another ("$1 \\le a, b < n$"): each gets [lo, that value's
+        maximum - strict] as its domain, within a range the statement gives it by name."""
+        names = {(li, j): sl.name for li, ln in enumerate(self.lines) for j, sl in enumerate(ln)
+                 if sl.name and sl.kind == "int"}
+        self.fixed_bounds = infer_fixed_bounds(statement, names, toks, said_of)
+        for b in self.fixed_bounds:
+            sl, up = self.lines[b.at[0]][b.at[1]], self.lines[b.upper[0]][b.upper[1]]
+            own = [r.hi for r in ranges if said_of(r.name, sl.name) and r.hi is not None]
+            if b.lo is not None:
+                sl.lo = float(b.lo)
+            sl.hi = max(sl.lo, min([up.hi - b.strict] + own))
+
+    def _fixed_span(self, p: tuple[int, int]) -> tuple[int, int]:
+        sl = self.lines[p[0]][p[1]]
+        return int(sl.lo), int(sl.hi)
 
     def _tie_lengths(self, vals: list[list[Any]]) -> None:
         """Each tied word made as long as its number says, the number kept within both domains."""
@@ -491,6 +512,8 @@ class StdioModel:
         header: list[list[Any]] = []
         if self.shape == "fixed":
             header = [[self._head(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
+            if not apply_fixed_bounds(header, self.fixed_bounds, self._fixed_span):
+                return None
             self._tie_lengths(header)
             return self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)])
         n = self._count(kind, rng, i) if n is None else n
@@ -694,8 +717,10 @@ class StdioModel:
                 for j, sl in enumerate(slots):
                     if rng.random() < 0.5:
                         ln[j] = sl.fmt(sl.mutate(_parse(ln[j], sl.kind), rng))
-            if self.length_of:
+            if self.length_of or self.fixed_bounds:
                 vals = [[_parse(t, sl.kind) for t, sl in zip(ln, slots)] for ln, slots in zip(seed, self.lines)]
+                if not apply_fixed_bounds(vals, self.fixed_bounds, self._fixed_span, clamp=True):
+                    return None
                 self._tie_lengths(vals)
                 seed = [[sl.fmt(v) for v, sl in zip(ln, slots)] for ln, slots in zip(vals, self.lines)]
             return self._render(seed)

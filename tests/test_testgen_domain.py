@@ -170,3 +170,37 @@ def test_a_word_column_that_repeats_a_few_words_is_a_category():
     # names that do not repeat stay free text
     m = StdioModel.infer(["3\nalice 4\nbob 2\ncarol 7\n", "2\ndave 1\nerin 5\n"])
     assert m.shape == "counted" and m.row[0].choices is None
+
+
+# "$1 \le k \le n$" with no validator: before, about half of the drawn inputs had k > n. Both golds
+# print C(n, k) = 0 there and agree, so those inputs were kept; a correct program that relies on
+# k <= n (a factorial table, as most do) prints something else on them and was rejected.
+BINOM = r"""\section*{Input}
+\begin{itemize}
+\item One line with two integers $n$ and $k$ ($1 \le k \le n \le 1000$).
+\end{itemize}
+\section*{Output}
+Output $\binom{n}{k}$ modulo $10^9+7$.
+"""
+BINOM_COMB = "import math\nn, k = map(int, input().split())\nprint(math.comb(n, k) % (10**9 + 7))\n"
+BINOM_PASCAL = ("n, k = map(int, input().split())\nrow = [1]\nfor _ in range(n):\n"
+                "    row = [1] + [(a + b) % (10**9 + 7) for a, b in zip(row, row[1:])] + [1]\n"
+                "print(row[k] if k < len(row) else 0)\n")
+BINOM_FACT = ("n, k = map(int, input().split())\nM = 10**9 + 7\nf = [1] * (n + 1)\nfor i in range(1, n + 1):\n"
+              "    f[i] = f[i - 1] * i % M\nprint(f[n] * pow(f[k] * f[n - k] % M, M - 2, M) % M)\n")
+BINOM_WRONG = "n, k = map(int, input().split())\nprint(n * k % (10**9 + 7))\n"
+
+
+def test_a_value_bounded_by_another_stays_under_it_so_a_correct_program_is_not_failed(runner):
+    rec = {"id": "binom", "io": "stdio", "statement": BINOM,
+           "gold_solutions": [_py(BINOM_COMB), _py(BINOM_PASCAL)],
+           "seed_tests": [{"stdin": "5 2\n", "expected_stdout": "10\n"}, {"stdin": "4 4\n", "expected_stdout": "1\n"},
+                          {"stdin": "10 3\n", "expected_stdout": "120\n"}],
+           "heldout_correct": [_py(BINOM_FACT)], "heldout_incorrect": [_py(BINOM_WRONG)]}
+    out = synthesize(rec, runner, FAST)
+    assert out["testgen"]["status"] == "ok", out["testgen"]
+    for t in out["tests"]:
+        n, k = map(int, t["stdin"].split())
+        assert 1 <= k <= n <= 1000, t["stdin"]
+    pool = evaluate([out], runner).pooled()
+    assert (pool["tpr"], pool["tnr"]) == (1.0, 1.0), pool

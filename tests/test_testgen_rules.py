@@ -186,6 +186,37 @@ def test_two_lines_each_with_a_string_of_length_n_are_two_lines_and_n_is_named(b
         assert len(a) == len(b) == int(n)
 
 
+K_OF_N = ("\\section*{{Input}}\n\\begin{{itemize}}\n\\item One line with two integers $n$ and $k$ {bounds}.\n"
+          "\\item One line with two integers $a$ and $b$ ($1 \\leq a, b < n$), the first move.\n"
+          "\\end{{itemize}}\n\\section*{{Output}}\nOne integer.\n")
+
+
+@pytest.mark.parametrize("bounds", [r"($1 \le k \le n \le 10^5$)", r"($1 \le n \le 10^5$, $1 \le k \le n$)"])
+def test_fixed_values_the_statement_bounds_by_another_stay_under_it(bounds):
+    """"$1 \le k \le n$", "$1 \le a, b < n$": every family keeps k <= n and a, b < n, and a and b
+    range up to n's maximum - 1 (before: drawn on their own, k > n in about half of all inputs, and
+    a, b only within the samples' 1..13)."""
+    m = StdioModel.infer(["5 2\n2 1\n", "7 7\n1 6\n", "13 3\n12 1\n"], K_OF_N.format(bounds=bounds))
+    assert m.shape == "fixed" and [(sl.name, sl.lo, sl.hi) for sl in m.lines[1]] == [("a", 1, 10 ** 5 - 1),
+                                                                                      ("b", 1, 10 ** 5 - 1)]
+    rng = random.Random(0)
+    drawn = Counter()
+    for kind in ("regular", "corner", "stress", "structured", "boundary", "mutation"):
+        for s in m.draw(kind, rng, 15):
+            n, k, a, b = map(int, s.split())
+            assert 1 <= k <= n and 1 <= a < n and 1 <= b < n, (kind, s)
+            drawn[kind] += 1
+            drawn["k=n"] += k == n
+            drawn["a>13"] += a > 13
+    assert min(drawn[k] for k in ("regular", "stress", "boundary", "mutation")) >= 10, drawn
+    assert drawn["k=n"] and drawn["a>13"], drawn
+
+
+def test_a_bound_a_sample_breaks_is_not_kept():
+    m = StdioModel.infer(["5 7\n2 1\n", "7 7\n1 6\n"], K_OF_N.format(bounds=r"($1 \le k \le n \le 10^5$)"))
+    assert [(b.at, b.upper) for b in m.fixed_bounds] == [((1, 0), (0, 0)), ((1, 1), (0, 0))]
+
+
 def test_languages_use_the_sandbox_alias_table():
     assert normalize_language("Python3") == "python" and normalize_language("c++") == "cpp"
     assert normalize_language("kotlin") == "kotlin"  # unknown: kept, later skipped as not installed
