@@ -89,6 +89,7 @@ def normalize(text: str) -> str:
     t = re.sub(r"\\gt(?![A-Za-z])", " > ", t)
     t = t.replace("<=", " ≤ ").replace(">=", " ≥ ")
     t = re.sub(r"\\(?:cdot|times)(?![A-Za-z])", "*", unicode_math(t))
+    t = re.sub(r"\\ell(?![A-Za-z])", "ell", t).replace("ℓ", "ell")  # the script l: a name (a length, often)
     t = re.sub(r"\\(?:left|right|big|Big)(?![A-Za-z])|\\[lr]?vert(?![A-Za-z])", lambda m: "|" if "vert" in m.group(0) else "", t)
     t = re.sub(r"(\d)\\,(?=\d{3})", r"\1", t)  # 1\,000\,000
     t = re.sub(r"(\d),(?=\d{3}\b)", r"\1", t)  # 1,000,000
