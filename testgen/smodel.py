@@ -250,6 +250,8 @@ class StdioModel:
                     word.max_len = max(word.min_len, min(int(num.hi), MAX_WORD_LEN))
         if m.shape in ("counted", "list") and m.structure.width_of is None:
             m._bind_heads(toks, statement)
+        if m.shape in ("counted", "list") and not m.rows_structured:
+            m._bind_fixed(toks, statement, ranges, header_only=True)
         if m.shape in ("counted", "repeat") and m.structure.width_of is None:
             start = 1 if m.shape == "counted" else 0
             m.relations = infer_relations([t[start:] for t in toks], [sl.kind for sl in m.row],
@@ -334,11 +336,13 @@ class StdioModel:
                 sl.lo = float(b.lo)
             sl.hi = max(sl.lo, hs.hi - b.strict)
 
-    def _bind_fixed(self, toks: list[list[list[str]]], statement: str, ranges: list[Range]) -> None:
-        """Fixed values bounded by another ("$1 \\le a, b < n$"): each gets [lo, that value's
-        maximum - strict] as its domain, within a range the statement gives it by name."""
-        names = {(li, j): sl.name for li, ln in enumerate(self.lines) for j, sl in enumerate(ln)
-                 if sl.name and sl.kind == "int"}
+    def _bind_fixed(self, toks: list[list[list[str]]], statement: str, ranges: list[Range],
+                    header_only: bool = False) -> None:
+        """Fixed values (or a counted layout's header values) bounded by another ("$1 \\le a, b < n$",
+        "$1 \\le k \\le n$" with n the count): each gets [lo, that value's maximum - strict] as its
+        domain, within a range the statement gives it by name."""
+        names = {(li, j): sl.name for li, ln in enumerate(self.lines[:1] if header_only else self.lines)
+                 for j, sl in enumerate(ln) if sl.name and sl.kind == "int"}
         self.fixed_bounds = infer_fixed_bounds(statement, names, toks, said_of)
         for b in self.fixed_bounds:
             sl, up = self.lines[b.at[0]][b.at[1]], self.lines[b.upper[0]][b.upper[1]]
@@ -346,6 +350,16 @@ class StdioModel:
             if b.lo is not None:
                 sl.lo = float(b.lo)
             sl.hi = max(sl.lo, min([up.hi - b.strict] + own))
+            if b.upper == (0, self.count_at) and self.shape in ("counted", "list"):
+                sl.hi = max(sl.lo, min(sl.hi, self.count_hi - b.strict))
+
+    def _clamp_header(self, head: list[str]) -> bool:
+        """A mutated header's bounded values lowered to their bounds (the count may have changed), in place."""
+        vals = [[_parse(t, sl.kind) for t, sl in zip(head, self.lines[0])]]
+        if not apply_fixed_bounds(vals, self.fixed_bounds, self._fixed_span, clamp=True):
+            return False
+        head[:] = [sl.fmt(v) for sl, v in zip(self.lines[0], vals[0])]
+        return True
 
     def _fixed_span(self, p: tuple[int, int]) -> tuple[int, int]:
         sl = self.lines[p[0]][p[1]]
@@ -530,9 +544,11 @@ class StdioModel:
             head[self.count_at] = str(n)
             return self._render([head] + [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows])
         head_vals: Optional[list[Any]] = None
-        if self.head_bounds:  # the header first: it caps the bounded columns
+        if self.head_bounds or self.fixed_bounds:  # the header first: it caps the bounded columns
             head_vals = [self._head(sl, kind, rng, i, j) for j, sl in enumerate(self.lines[0])]
             head_vals[self.count_at] = n  # type: ignore[index]
+            if not apply_fixed_bounds([head_vals], self.fixed_bounds, self._fixed_span):
+                return None
         if self.shape in ("counted", "repeat"):
             rows = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)] for _ in range(n)]
             if head_vals is not None and not self._cap_rows(rows, head_vals):
@@ -710,6 +726,8 @@ class StdioModel:
                 head = seed[0]
                 assert self.count_at is not None
                 head[self.count_at] = str(len(body))
+                if self.fixed_bounds and not self._clamp_header(head):
+                    return None
                 return self._render([head] + body)
             return self._render(body) if body else None
         if self.shape == "fixed":
@@ -740,6 +758,8 @@ class StdioModel:
                 vals = [min(v, cap) for v in vals]
             assert self.count_at is not None
             seed[0][self.count_at] = str(len(vals))
+            if self.fixed_bounds and not self._clamp_header(seed[0]):
+                return None
             seed[1] = [self.elem.fmt(v) for v in vals]
             return self._render(seed)
         # tokens: mutate words and numbers that do not look like counts (not on the first line)

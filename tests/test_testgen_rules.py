@@ -193,7 +193,7 @@ K_OF_N = ("\\section*{{Input}}\n\\begin{{itemize}}\n\\item One line with two int
 
 @pytest.mark.parametrize("bounds", [r"($1 \le k \le n \le 10^5$)", r"($1 \le n \le 10^5$, $1 \le k \le n$)"])
 def test_fixed_values_the_statement_bounds_by_another_stay_under_it(bounds):
-    """"$1 \le k \le n$", "$1 \le a, b < n$": every family keeps k <= n and a, b < n, and a and b
+    """"$1 \\le k \\le n$", "$1 \\le a, b < n$": every family keeps k <= n and a, b < n, and a and b
     range up to n's maximum - 1 (before: drawn on their own, k > n in about half of all inputs, and
     a, b only within the samples' 1..13)."""
     m = StdioModel.infer(["5 2\n2 1\n", "7 7\n1 6\n", "13 3\n12 1\n"], K_OF_N.format(bounds=bounds))
@@ -210,6 +210,27 @@ def test_fixed_values_the_statement_bounds_by_another_stay_under_it(bounds):
             drawn["a>13"] += a > 13
     assert min(drawn[k] for k in ("regular", "stress", "boundary", "mutation")) >= 10, drawn
     assert drawn["k=n"] and drawn["a>13"], drawn
+
+
+@pytest.mark.parametrize("layout", ["rows", "list"])
+def test_a_header_value_bounded_by_the_count_stays_under_it(layout):
+    """"$1 \\le k \\le n$" with n the number of values that follow: k <= n in every family, a
+    mutation that drops a value included (before: k > n in most drawn inputs)."""
+    rows = layout == "rows"
+    text = ("\\section*{Input}\n\\begin{itemize}\n\\item One line with two integers $n$ and $k$ "
+            "($1 \\le k \\le n \\le 10^5$).\n" + ("\\item $n$ lines, each with one integer $a_i$" if rows else
+                                                  "\\item One line with $n$ integers $a_1, \\ldots, a_n$")
+            + " ($1 \\le a_i \\le 10^9$).\n\\end{itemize}\n\\section*{Output}\nx\n")
+    sep = "\n" if rows else " "
+    m = StdioModel.infer([f"5 5\n{sep.join('12345')}\n", f"3 3\n{sep.join('789')}\n", f"4 1\n{sep.join('5555')}\n"], text)
+    assert m.shape == ("counted" if rows else "list") and len(m.fixed_bounds) == 1
+    rng = random.Random(0)
+    for kind in ("regular", "corner", "stress", "structured", "boundary", "mutation"):
+        drawn = m.draw(kind, rng, 15)
+        assert len(drawn) >= 10, kind
+        for s in drawn:
+            n, k, *values = map(int, s.split())
+            assert 1 <= k <= n == len(values), (kind, s[:40])
 
 
 def test_a_bound_a_sample_breaks_is_not_kept():
