@@ -306,6 +306,17 @@ def _needs_checker(problem: Problem, runner: Runner, cands: list[Candidate]) -> 
     return bool(cands) and len(problem.gold) > 1 and _gold_disagreement(problem, runner, cands[:10]) > 0.2
 
 
+def _adopt_checker(problem: Problem, cfg: LLMConfig, prompt: str, st: dict[str, Any],
+                   check: Callable[[str], Union[Fail, CheckerCompare]]) -> None:
+    """Ask for a checker until ``check`` accepts one; the problem is then judged by it."""
+    compare, rnd = _repair(Conversation(cfg), prompt, cfg.rounds, "checker", st, check)
+    if compare is None:
+        st["checker"] = {"status": "failed"}
+        return
+    problem.compare = compare
+    st["checker"] = {"status": "ok", "rounds": rnd}
+
+
 def _function_checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candidate],
                       st: dict[str, Any]) -> None:
     """A checker of the returned value (several right answers), in the testlib protocol on JSON
@@ -342,12 +353,7 @@ def _function_checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: l
             return Fail("format", "the checker accepts a function that returns None")
         return compare
 
-    compare, rnd = _repair(Conversation(cfg), prompt, cfg.rounds, "checker", st, check)
-    if compare is None:
-        st["checker"] = {"status": "failed"}
-        return
-    problem.compare = compare
-    st["checker"] = {"status": "ok", "rounds": rnd}
+    _adopt_checker(problem, cfg, prompt, st, check)
 
 
 def _checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candidate], st: dict[str, Any]) -> None:
@@ -384,12 +390,7 @@ def _checker(problem: Problem, runner: Runner, cfg: LLMConfig, cands: list[Candi
             return Fail("format", "the checker accepts an empty output")
         return compare
 
-    compare, rnd = _repair(Conversation(cfg), prompt, cfg.rounds, "checker", st, check)
-    if compare is None:
-        st["checker"] = {"status": "failed"}
-        return
-    problem.compare = compare
-    st["checker"] = {"status": "ok", "rounds": rnd}
+    _adopt_checker(problem, cfg, prompt, st, check)
 
 
 # ---------------------------------------------------------------- brute force (one gold)

@@ -155,13 +155,18 @@ CHECK_OK = ("import sys\nn = int(open(sys.argv[1]).read())\nout = open(sys.argv[
             "sys.exit(0 if ok else 1)")
 
 
-def test_checker_for_non_unique_answers(runner):
-    llm = ScriptedLLM([py(DIV_VALIDATOR), py(DIV_GEN), py(DIV_CORNER), py(CHECK_EXACT), py(CHECK_OK)])
+def synthesize_scripted(rec: dict, runner, answers: list[str]) -> tuple[ScriptedLLM, dict]:
+    """``rec`` synthesized with an LLM that answers ``answers`` (programs), 2 repair rounds."""
+    llm = ScriptedLLM([py(a) for a in answers])
     try:
         cfg = LLMConfig(url=llm.url, rounds=2, per_family=10)
-        out = synthesize(DIVISOR, runner, Settings(mutants=6, max_tests=15, llm=cfg))
+        return llm, synthesize(rec, runner, Settings(mutants=6, max_tests=15, llm=cfg))
     finally:
         llm.close()
+
+
+def test_checker_for_non_unique_answers(runner):
+    llm, out = synthesize_scripted(DIVISOR, runner, [DIV_VALIDATOR, DIV_GEN, DIV_CORNER, CHECK_EXACT, CHECK_OK])
     tg = out["testgen"]
     assert len(llm.requests) == 5
     assert "checker" in llm.last_user(3) and "Error (disagreement)" in llm.last_user(4)
@@ -199,12 +204,8 @@ CHECK_FN_OK = ("import json, sys\n(xs,), got = json.load(open(sys.argv[1])), jso
 
 
 def test_checker_of_a_functions_value_for_several_answers(runner):
-    llm = ScriptedLLM([py(AVERAGE_VALIDATOR), py(AVERAGE_GEN), py(AVERAGE_CORNER), py(CHECK_FN_EXACT), py(CHECK_FN_OK)])
-    try:
-        cfg = LLMConfig(url=llm.url, rounds=2, per_family=10)
-        out = synthesize(AVERAGE, runner, Settings(mutants=6, max_tests=15, llm=cfg))
-    finally:
-        llm.close()
+    llm, out = synthesize_scripted(AVERAGE, runner, [AVERAGE_VALIDATOR, AVERAGE_GEN, AVERAGE_CORNER, CHECK_FN_EXACT,
+                                                      CHECK_FN_OK])
     tg = out["testgen"]
     assert len(llm.requests) == 5
     assert "input.json output.json answer.json" in llm.last_user(3)
