@@ -349,9 +349,7 @@ class StdioModel:
             own = [r.hi for r in ranges if said_of(r.name, sl.name) and r.hi is not None]
             if b.lo is not None:
                 sl.lo = float(b.lo)
-            sl.hi = max(sl.lo, min([up.hi - b.strict] + own))
-            if b.upper == (0, self.count_at) and self.shape in ("counted", "list"):
-                sl.hi = max(sl.lo, min(sl.hi, self.count_hi - b.strict))
+            sl.hi = max(sl.lo, min([up.hi - b.strict] + own))  # (a count's slot holds the count's range: _fit)
 
     def _clamp_header(self, head: list[str]) -> bool:
         """A mutated header's bounded values lowered to their bounds (the count may have changed), in place."""

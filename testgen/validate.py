@@ -105,13 +105,14 @@ def checker_verdicts(problem: Problem, gold: Program, args: list[list[Any]], exp
     res = o if isinstance(o, RunResult) else failed_result(o, len(args))
     if res.verdict == Verdict.SE and not res.tests:
         raise SandboxFailure(res.message or "sandbox error")
-    out: list[Optional[str]] = []
-    for i in range(len(args)):
-        t = res.tests[i] if i < len(res.tests) else None
-        out.append(None if t is not None and t.verdict == Verdict.AC else "gold_disagree"
-                   if t is not None and t.verdict == Verdict.WA else "checker_error"
-                   if t is not None and t.verdict == Verdict.SE else "gold_error")
-    return out
+    verdicts = [t.verdict for t in res.tests[:len(args)]]
+    return [checker_drop_reason(v) for v in verdicts] + ["gold_error"] * (len(args) - len(verdicts))
+
+
+def checker_drop_reason(verdict: Verdict) -> Optional[str]:
+    """What a gold's verdict under the problem's checker says of an input: None (accepted),
+    ``gold_disagree`` (the checker rejects), ``checker_error`` (the checker failed), ``gold_error``."""
+    return {Verdict.AC: None, Verdict.WA: "gold_disagree", Verdict.SE: "checker_error"}.get(verdict, "gold_error")
 
 
 def validate_function(problem: Problem, cands: list[Candidate], runner: Runner, slack: float = 10.0) -> Validated:
@@ -481,9 +482,8 @@ def validate_stdio(problem: Problem, cands: list[Candidate], runner: Runner, sla
                        expected=list(expected), compare=problem.compare, float_tol=problem.float_tol)
         for res in r2:
             for i, t in enumerate(res.tests):
-                if not reasons[i] and t.verdict != Verdict.AC:
-                    reasons[i] = "gold_disagree" if t.verdict == Verdict.WA else "checker_error" \
-                        if t.verdict == Verdict.SE else "gold_error"
+                if not reasons[i]:
+                    reasons[i] = checker_drop_reason(t.verdict)
     else:
         for p in usable[1:]:
             for i, t in enumerate(r1[p].tests):
