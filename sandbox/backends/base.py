@@ -17,6 +17,10 @@ from ..jail.protocol import RESULT_FD, Facts, Limits  # noqa: F401  (re-exported
 
 PROG_DIR = "/prog"
 WORK_DIR = "/work"
+JAIL_ATTEMPTS = 2
+"""How often an execution is tried. A jail that fails one (it reports an ``error`` and stops,
+dies, or stops answering) is replaced, and the execution runs again on a fresh jail; only the
+last failure is the caller's ``SE``. A failure of the jail is never the program's verdict."""
 
 
 # One schema for limits and one record of facts, shared with the jail (see sandbox/jail/protocol.py).

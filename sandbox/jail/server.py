@@ -62,7 +62,9 @@ def take_program_job(fd: int) -> Optional[tuple[Limits, Job]]:
 # --- the supervisor ----------------------------------------------------------------------------
 
 def serve(box, rfd: int, wfd: int, link: socket.socket) -> int:
-    """Answer the host's requests until it says stop or the stream ends."""
+    """Answer the host's requests until it says stop or the stream ends, or until an execution
+    fails on the jail's side (its facts carry ``error``): then the reply goes out and the jail
+    stops, since nothing is known of what that execution left behind."""
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a program gone early is an error, not our death
     zyg = spawner.ZygoteLink(link)
     count = 0
@@ -88,8 +90,10 @@ def serve(box, rfd: int, wfd: int, link: socket.socket) -> int:
             raise
         except Exception as e:
             traceback.print_exc()
-            facts, extras, blobs = facts_from_error(f"jail: {type(e).__name__}: {e}"), {}, []
+            facts, extras, blobs = facts_from_error(f"jail: {type(e).__name__}: {e} ({_where(e)})"), {}, []
         write_all(wfd, encode_facts(facts, extras, blobs))
+        if facts.error:  # fail closed: what the execution left is unknown; the host starts a fresh jail
+            return 1
         count += 1
         del job, facts, extras, blobs
         spare[1].close()  # with what waits unread on it: the program's mount namespace (native)
@@ -97,6 +101,12 @@ def serve(box, rfd: int, wfd: int, link: socket.socket) -> int:
         zyg.forget()
         box.prepare()
         spare = zyg.spawn()
+
+
+def _where(e: BaseException) -> str:
+    """The jail's line that raised, for the error's message (the traceback goes to the log)."""
+    frame = traceback.extract_tb(e.__traceback__)[-1]
+    return f"at {os.path.basename(frame.filename)}:{frame.lineno} in {frame.name}"
 
 
 def execute(box, zyg: spawner.ZygoteLink, spare, job: Job, lim: Limits):

@@ -221,12 +221,22 @@ class ZygoteLink:
         return self.exits.pop(pid)
 
     def wait_exit(self, pid: int, timeout: float) -> Optional[ProgramExit]:
+        """The program's exit, waited for up to ``timeout`` (None then). A wait the runtime
+        breaks off is waited again: gVisor's select has failed with EPERM while the zygote was
+        reaping a fork bomb, and that is no reason to give up on the report."""
         deadline = time.monotonic() + timeout
+        poller = select.poll()
+        poller.register(self.link, select.POLLIN)
         while pid not in self.exits:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            if select.select([self.link], [], [], left)[0]:
+            try:
+                ready = poller.poll(left * 1000)
+            except OSError:
+                time.sleep(0.001)
+                continue
+            if ready:
                 self._recv(block=True)
         return self.exits.pop(pid)
 

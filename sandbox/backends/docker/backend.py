@@ -23,7 +23,7 @@ from ...ownership import claim, remove_unowned
 from ...languages import Toolchain, detect_toolchains
 from ...jail import protocol
 from ...jail.tree import files_to_job
-from ..base import ExecResult, ExecSpec
+from ..base import JAIL_ATTEMPTS, ExecResult, ExecSpec
 from .container import (
     LABEL_BACKEND, LABEL_OWNER, LABEL_POOL, ContainerError, PoolContainer, owner_label, seccomp_profile_json,
 )
@@ -331,7 +331,7 @@ class DockerBackend:
         key = program_key(spec.program_dir, self._secret) if spec.program_dir else None
         timeout = spec.limits.clock_budget_s() + s.reply_grace_s
         last = ""
-        for attempt in range(2):
+        for attempt in range(JAIL_ATTEMPTS):
             c = self.pool.acquire(s.acquire_timeout_s)
             if c is None:
                 why = self.pool.last_error or "all containers busy"
@@ -347,12 +347,17 @@ class DockerBackend:
                 self.pool.discard(c, "request interrupted")
                 raise
             c.jobs += 1
+            if facts.error:  # the jail failed and stopped: the execution runs again on a fresh container
+                last = facts.error
+                log.warning("container %s failed an execution (attempt %d): %s", c.name, attempt + 1, last)
+                self.pool.discard(c, last)
+                continue
             if extras.get("anomaly"):
                 self.pool.discard(c, f"anomaly: {extras['anomaly']}")
             else:
                 self.pool.release(c)
             return self._to_result(facts, extras, blobs, spec)
-        return ExecResult(error=f"sandbox container failed twice: {last}")
+        return ExecResult(error=f"sandbox container failed {JAIL_ATTEMPTS} times: {last}")
 
     def _run_on(self, c: PoolContainer, job: protocol.Job, spec: ExecSpec, key: Optional[str], timeout: float):
         job = protocol.Job(**{**job.__dict__, "box": dict(job.box), "blobs": dict(job.blobs)})

@@ -3,8 +3,10 @@
 Each slot is a jail server (``sandbox.jail``, started from source by ``sandbox.jail.boot``)
 on the Python toolchain's interpreter, set up once (private mount, PID, IPC, UTS and empty
 network namespaces, read-only skeleton root) and then asked to run one execution at a time;
-this module is only the driver: it starts slots and speaks ``sandbox.jail.protocol``. A slot that stops answering is killed with everything under it and
-started again; the execution it held comes back as SE.
+this module is only the driver: it starts slots and speaks ``sandbox.jail.protocol``. A slot
+that fails an execution (it stops answering, or its jail reports an error and stops) is killed
+with everything under it and started again, and the execution runs once more on a fresh slot;
+only a second failure comes back as SE.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ...config import SandboxConfig
 from ...jail import protocol
 from ...jail.boot import BOOTSTRAP, boot_message
 from ...jail.tree import files_to_job
-from ..base import ExecResult, ExecSpec
+from ..base import JAIL_ATTEMPTS, ExecResult, ExecSpec
 from ..files import work_from_reply, work_into_job
 from . import cgroups
 
@@ -276,22 +278,29 @@ class NativeBackend:
         header = protocol.encode_header(protocol.Header(limits=spec.limits, job_size=len(job)))
         if not self._all:
             return ExecResult(error="native backend has no working slot: " + "; ".join(self.problems))
-        slot = self._free.get()
-        try:
-            if not slot.alive():
-                self._restart(slot)
+        last = ""
+        for attempt in range(JAIL_ATTEMPTS):
+            slot = self._free.get()
             try:
-                res, extras, blobs = slot.call(header, job, spec.limits, spec.limits.clock_budget_s() + PROTOCOL_GRACE_S,
-                                               fetch_cap=protocol.FETCH_BYTES if spec.fetch is not None else 0,
-                                               blob_cap=work_cap if spec.work_dir else 0)
-            except SlotBroken as e:
-                log.warning("slot %d broke: %s; restarting", slot.index, e)
+                if not slot.alive():
+                    self._restart(slot)
+                try:
+                    res, extras, blobs = slot.call(
+                        header, job, spec.limits, spec.limits.clock_budget_s() + PROTOCOL_GRACE_S,
+                        fetch_cap=protocol.FETCH_BYTES if spec.fetch is not None else 0,
+                        blob_cap=work_cap if spec.work_dir else 0)
+                except SlotBroken as e:
+                    last = str(e)
+                else:
+                    slot.executions += 1
+                    if not res.error:
+                        return work_from_reply(res, extras, blobs, spec.work_dir) if spec.work_dir else res
+                    last = res.error  # the jail failed and stopped; the program gets a fresh one
+                log.warning("slot %d failed (attempt %d): %s; restarting", slot.index, attempt + 1, last)
                 self._restart(slot)
-                return ExecResult(error=f"sandbox slot failed: {e}")
-            slot.executions += 1
-        finally:
-            self._free.put(slot)
-        return work_from_reply(res, extras, blobs, spec.work_dir) if spec.work_dir else res
+            finally:
+                self._free.put(slot)
+        return ExecResult(error=f"sandbox slot failed {JAIL_ATTEMPTS} times: {last}")
 
     def _restart(self, slot: SlotProcess) -> None:
         slot.kill()
