@@ -250,7 +250,7 @@ class StdioModel:
                     word.max_len = max(word.min_len, min(int(num.hi), MAX_WORD_LEN))
         if m.shape in ("counted", "list") and m.structure.width_of is None:
             m._bind_heads(toks, statement)
-        if m.shape in ("counted", "list") and not m.rows_structured:
+        if m.shape in ("counted", "list"):
             m._bind_fixed(toks, statement, ranges, header_only=True)
         if m.shape in ("counted", "repeat") and m.structure.width_of is None:
             start = 1 if m.shape == "counted" else 0
@@ -343,13 +343,22 @@ class StdioModel:
         domain, within a range the statement gives it by name."""
         names = {(li, j): sl.name for li, ln in enumerate(self.lines[:1] if header_only else self.lines)
                  for j, sl in enumerate(ln) if sl.name and sl.kind == "int"}
-        self.fixed_bounds = infer_fixed_bounds(statement, names, toks, said_of)
+        shaping = self._shaping_header() if header_only and self.rows_structured else set()
+        self.fixed_bounds = [b for b in infer_fixed_bounds(statement, names, toks, said_of) if b.at not in shaping]
         for b in self.fixed_bounds:
             sl, up = self.lines[b.at[0]][b.at[1]], self.lines[b.upper[0]][b.upper[1]]
             own = [r.hi for r in ranges if said_of(r.name, sl.name) and r.hi is not None]
             if b.lo is not None:
                 sl.lo = float(b.lo)
             sl.hi = max(sl.lo, min([up.hi - b.strict] + own))  # (a count's slot holds the count's range: _fit)
+
+    def _shaping_header(self) -> set[tuple[int, int]]:
+        """Header values that give structured rows their shape (the count, a graph's node count, a
+        grid's width, a bound of labels): the structure sets them, so no stated bound moves them.
+        Each may still be the upper end of another's bound ("$1 \\le s \\le n$")."""
+        st = self.structure
+        cols = {self.count_at, st.node_col, st.width_of} | set(st.labels.values())
+        return {(0, j) for j in cols if j is not None}
 
     def _clamp_header(self, head: list[str]) -> bool:
         """A mutated header's bounded values lowered to their bounds (the count may have changed), in place."""
@@ -537,9 +546,12 @@ class StdioModel:
                     for _ in range(n + self.count_offset)]
             if self.relations and self.relations.fix(rows, self._row_bound, rng) is None:
                 return None
-            head = [sl.fmt(self._value(sl, kind, rng, i, j)) for j, sl in enumerate(self.lines[0])]
+            drawn = [self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.lines[0])]
             assert self.count_at is not None
-            head[self.count_at] = str(n)
+            drawn[self.count_at] = n
+            if not apply_fixed_bounds([drawn], self.fixed_bounds, self._fixed_span):
+                return None
+            head = [sl.fmt(v) for sl, v in zip(self.lines[0], drawn)]
             return self._render([head] + [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows])
         head_vals: Optional[list[Any]] = None
         if self.head_bounds or self.fixed_bounds:  # the header first: it caps the bounded columns
@@ -636,6 +648,8 @@ class StdioModel:
                 if width < wslot.lo:
                     return None
             head[st.width_of] = width
+        if not apply_fixed_bounds([head], self.fixed_bounds, self._fixed_span):
+            return None  # a header value bounded by another, e.g. a start node by the node count
         rows: list[list[Any]] = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)]
                                  for _ in range(n_rows)]
         if width is not None:
@@ -723,7 +737,7 @@ class StdioModel:
             if self.shape == "counted":
                 head = seed[0]
                 assert self.count_at is not None
-                head[self.count_at] = str(len(body))
+                head[self.count_at] = str(len(body) - self.count_offset)  # a tree's n is its edges + 1
                 if self.fixed_bounds and not self._clamp_header(head):
                     return None
                 return self._render([head] + body)

@@ -33,6 +33,7 @@ def _is_tree(n: int, edges: list[tuple[int, int]]) -> bool:
 
     def find(x: int) -> int:
         while parent[x] != x:
+            parent[x] = parent[parent[x]]  # halving: a path of 10^5 nodes is checked in linear time
             x = parent[x]
         return x
 
@@ -250,7 +251,7 @@ def test_tree_input_is_detected_and_generated_as_trees():
     m = StdioModel.infer(["4\n1 2\n2 3\n2 4\n", "3\n1 3\n3 2\n"], r"A tree with $n$ nodes ($2 \le n \le 10^5$).")
     assert m.shape == "counted" and m.count_offset == -1 and m.structure.graph == "tree"
     rng = random.Random(0)
-    for kind in ("regular", "structured", "stress"):
+    for kind in ("regular", "structured", "stress", "mutation"):  # a mutated tree keeps n = edges + 1
         for s in m.draw(kind, rng, 5):
             t = _tokens(s)
             n = int(t[0][0])
@@ -259,6 +260,37 @@ def test_tree_input_is_detected_and_generated_as_trees():
             assert all(1 <= x <= n for e in edges for x in e) and _is_tree(n, edges), s[:80]
     # the stress ladder starts at the stated maximum
     assert max(int(_tokens(s)[0][0]) for s in m.draw("stress", rng, 5)) == 10**5
+
+
+@pytest.mark.parametrize("layout", ["tree", "graph"])
+def test_a_header_value_bounded_by_the_node_count_stays_under_it_in_a_tree_or_graph(layout):
+    """"$1 \\le s \\le n$" for a start node beside a tree's or graph's node count: every family
+    draws s within 1..n while the structure sets n (before: s was drawn on its own, up to 10^5,
+    in inputs of n = 2 nodes). The node and edge counts are the structure's: no bound moves them."""
+    if layout == "tree":
+        head, rows = "two integers $n$ and $s$ ($2 \\le n \\le 10^5$, $1 \\le s \\le n$)", "$n-1$ lines"
+        seeds = ["4 2\n1 2\n2 3\n2 4\n", "3 3\n1 3\n3 2\n", "5 1\n1 2\n1 3\n3 4\n4 5\n"]
+    else:
+        head = ("three integers $n$, $m$ and $s$ ($2 \\le n \\le 10^5$, $1 \\le m \\le 2 \\cdot 10^5$, "
+                "$1 \\le s \\le n$)")
+        rows = "$m$ lines"
+        seeds = ["4 2 3\n1 2\n3 4\n", "5 4 5\n1 2\n2 3\n3 4\n4 5\n", "3 3 1\n1 2\n2 3\n1 3\n"]
+    text = ("\\section*{Input}\n\\begin{itemize}\n\\item One line with " + head + ".\n\\item " + rows +
+            ", each with two integers $u$ and $v$ ($1 \\le u, v \\le n$), an edge.\n\\end{itemize}\n"
+            "\\section*{Output}\nOne integer.\n")
+    m = StdioModel.infer(seeds, text)
+    assert m.structure.graph == layout and [b.at for b in m.fixed_bounds] == [(0, len(m.lines[0]) - 1)]
+    rng = random.Random(0)
+    drawn = Counter()
+    for kind in ("regular", "corner", "stress", "structured", "boundary", "mutation"):
+        for s in m.draw(kind, rng, 10):
+            t = _tokens(s)
+            n, start = int(t[0][0]), int(t[0][-1])
+            assert 1 <= start <= n, (kind, s[:60])
+            assert all(1 <= int(x) <= n for row in t[1:] for x in row), (kind, s[:60])
+            drawn[kind] += 1
+            drawn["s=n"] += start == n
+    assert min(drawn[k] for k in ("regular", "stress", "mutation")) >= 5 and drawn["s=n"], drawn
 
 
 def test_tree_shapes_and_graphs():
