@@ -17,7 +17,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -25,7 +24,7 @@ import pytest
 
 from sandbox import Limits, RunRequest, Sandbox, TestCase, Verdict
 
-from conftest import BACKENDS, make_config, pool_container_ids
+from conftest import BACKENDS, fresh_sandbox, pool_container_ids
 
 # Run inside the jail's PID namespace view (a container's /proc, or the host's for a native
 # slot): find the supervisor, the oldest child of the zygote ZYGOTE, and act on it.
@@ -33,10 +32,17 @@ FIND_SUPERVISOR = """
 import os, resource, signal, sys
 zygote = sys.argv[1]
 def stat(p):
-    with open(f"/proc/{p}/stat", "rb") as f:
-        return f.read().rsplit(b")", 1)[1].split()
-kids = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid() and stat(p)[1] == zygote.encode()]
-supervisor = min(kids, key=lambda p: int(stat(p)[19]))
+    try:
+        with open(f"/proc/{p}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()
+    except OSError:  # gone meanwhile
+        return None
+kids = {}
+for p in os.listdir("/proc"):
+    st = stat(p) if p.isdigit() and int(p) != os.getpid() else None
+    if st and st[1] == zygote.encode():
+        kids[int(p)] = int(st[19])  # start time: the supervisor was forked first
+supervisor = min(kids, key=kids.get)
 if sys.argv[2] == "starve":
     open_fds = {int(fd) for fd in os.listdir(f"/proc/{supervisor}/fd")}
     lowest_free = next(n for n in range(1 << 20) if n not in open_fds)
@@ -51,17 +57,7 @@ print(supervisor)
 @pytest.fixture(params=BACKENDS)
 def one_jail(request):
     """A sandbox of one jail (so the retry can only run on the jail that replaced it)."""
-    backend = request.param
-    if backend.startswith("docker"):
-        docker = pytest.importorskip("docker")
-        try:
-            docker.from_env().ping()
-        except Exception as e:
-            pytest.skip(f"no Docker engine reachable: {e}")
-    state = tempfile.mkdtemp(prefix="codetest-faults-")
-    cfg = make_config(backend, state)
-    cfg.slots = 1
-    sb = Sandbox(cfg)
+    sb, state = fresh_sandbox(request.param, slots=1)
     yield sb
     sb.close()
     shutil.rmtree(state, ignore_errors=True)
