@@ -36,6 +36,7 @@ def _math_plain(m: str, caret: bool) -> str:
     m = re.sub(r"\\(?:leq|le)(?![A-Za-z])", "≤", m)
     m = re.sub(r"\\(?:geq|ge)(?![A-Za-z])", "≥", m)
     m = re.sub(r"\\(?:cdot|times)(?![A-Za-z])", "·", m)
+    m = re.sub(r"\\ell(?![A-Za-z])", "ℓ", m)
     m = re.sub(r"\\[lc]?dots(?![A-Za-z])", "…", m)
     m = re.sub(r"10\^\{?(-?\d+)\}?", lambda g: "10" + ("^" + g.group(1) if caret else g.group(1).translate(_SUPERSCRIPT)), m)
     m = re.sub(r"([A-Za-z])_\{?([A-Za-z0-9]+)\}?", r"\1\2", m)

@@ -327,6 +327,17 @@ def _plain_names(rest: str) -> list[str]:
     return [m.group(1)] if m else []
 
 
+def _description_items(sec: str, items: bool) -> list[tuple[str, bool]]:
+    """The input section cut into what may each describe a line, and whether each opens an item:
+    LaTeX's ``\\item``s; in plain text (a web page's list, copied) the sentences, where the first
+    sentence of a paragraph opens one ("One string s of length n consisting of ..." on a line of its
+    own is a line of input, as "\\item One string $s$" is; a sentence inside a paragraph is not)."""
+    if items:
+        return [(seg, True) for seg in re.split(r"\\item\b", sec)[1:]]
+    return [(sentence, k == 0) for para in re.split(r"\n\s*\n", sec)
+            for k, sentence in enumerate(re.split(r"(?<=\.)\s+", para.strip()))]
+
+
 def input_lines(text: str) -> list[InputLine]:
     """The input section's lines with the names of their values, in order. Read from the usual
     contest phrasing: "One line with three integers $w, h$ and $q$ (...)", "$q$ lines, each
@@ -336,15 +347,15 @@ def input_lines(text: str) -> list[InputLine]:
     if not m:
         return []
     end = _SECTION_END.search(text, m.end())
-    sec = text[m.end(): end.start() if end else len(text)]
+    sec = text[m.end(): end.start() if end else len(text)].replace("ℓ", "ell")  # as ``normalize`` names it
     out: list[InputLine] = []
     items = "\\item" in sec
-    for seg in re.split(r"\\item\b", sec)[1:] if items else re.split(r"(?<=\.)\s+|\n\s*\n", sec):
+    for seg, starts_item in _description_items(sec, items):
         head = re.split(r"(?<![$\\])\(|\bwhere\b|\bsuch that\b", seg)[0]
         single = re.search(r"^\W*(?:one|a|an|another|the (?:first|second|third|next|last))\s+(?:more\s+)?line\b",
                            head, re.I)
         implicit = 0  # an item that is one line without saying so: "Two integers $n$ and $m$": its values
-        if not single and items:
+        if not single and starts_item:
             single = re.search(r"^\W*(one|a|an|two|three|four|five|six)\s+(?:\w+\s+)?" + _KIND_WORD.pattern,
                                head, re.I)
             if single:

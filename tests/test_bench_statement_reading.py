@@ -25,6 +25,7 @@ def test_the_rewrite_is_plain_text():
     assert [ln.strip() for ln in plain.splitlines() if ln.strip()] == [
         "Input", "One line with an integer n (1 ≤ n ≤ 2· 10⁵).", "Output"]
     assert "(1 ≤ n ≤ 2· 10^5)" in to_plain(latex, caret=True)
+    assert "integers ℓ, w (1 ≤ ℓ,w ≤ 100)" in to_plain(r"integers $\ell, w$ ($1 \le \ell,w \le 100$)")  # as a page shows it
 
 
 @pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "stdio-toy")), reason="../shared/data is not here")

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from testgen import ctd
-from testgen.constraints import sum_bound
+from testgen.constraints import input_lines, sum_bound
 from testgen.evaluate import evaluate
 from testgen.pipeline import Settings, synthesize
 from testgen.problem import load_problem
@@ -115,6 +115,27 @@ def test_a_statement_in_plain_unicode_text_is_read_as_its_latex_twin():
     stress = [_parse(f) for f in _files(m, "stress", 2)]
     assert max(sum(len(c) for c in cs) for cs in stress) == 200000
 
+
+
+# A web page's list copied as text: each item a paragraph of its own, the second without "line"
+# ("One string s of length n ..."), and the script l as the name of a value.
+PLAIN_ITEMS = ("Input\n\nThe input consists of:\n\nOne line with integers n, k (1 ≤ n,k ≤ 10³), the length of the "
+               "bridge and the number of kids.\n\nOne string s of length n consisting of characters L and R. An L on "
+               "position i indicates the left plate.\n\nOutput\n\nOne integer.\n")
+PLAIN_ELL = ("Input\n\nThe input consists of:\n\nOne line with three integers ℓ, w, n (1 ≤ ℓ,w ≤ 100, 1 ≤ n ≤ 26), "
+             "the length and width of the field and the number of varieties.\n\nOutput\n\nx\n")
+
+
+def test_a_plain_text_item_that_does_not_say_line_is_a_line_and_the_script_l_a_name():
+    """Before: the string's paragraph was not read as a line, so no value had its name (k took
+    the samples' 0..17, not 1..1000), and "ℓ, w, n" named nothing (n took ℓ's and w's 1..100)."""
+    assert [(d.names, d.rows) for d in input_lines(PLAIN_ITEMS)] == [(["n", "k"], False), (["s"], False)]
+    m = StdioModel.infer(["3 5\nLRL\n", "4 2\nRRLL\n"], PLAIN_ITEMS)
+    assert [(sl.name, sl.lo, sl.hi) for ln in m.lines[:1] for sl in ln] == [("n", 1, 1000), ("k", 1, 1000)]
+    # a sentence inside a paragraph is not an item: "An L on position i ..." names nothing
+    assert len(input_lines(PLAIN_ITEMS)) == 2
+    m = StdioModel.infer(["4 4 4\n", "3 5 1\n"], PLAIN_ELL)
+    assert [(sl.name, sl.lo, sl.hi) for sl in m.lines[0]] == [("ell", 1, 100), ("w", 1, 100), ("n", 1, 26)]
 
 def test_trees_per_test_case():
     st = (r"The first line holds $t$ ($1 \le t \le 100$), the number of test cases. Each test case is a tree: "
