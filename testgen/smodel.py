@@ -28,6 +28,7 @@ from typing import Any, Optional
 
 from .brackets import balanced_pairs, make_balanced
 from .cases import Cases, draw_cases, fit_cases, infer_cases, mutate_cases
+from .corners import corner_rows
 from .constraints import (InputLine, Range, alphabet_hint, extract, input_lines, normalize, product_bounds, said_of,
                           says_no_input)
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
@@ -46,6 +47,9 @@ MAX_INPUT_CHARS = 4_000_000  # ... and this many characters (a larger input is d
 MAX_WORD_LEN = 1_000_000  # a word's stated maximum length is kept up to this (stress words reach it)
 WORD_LEN = 100_000  # the other families' words stay this short: generating and judging them stays quick
 GRID_CELLS = 4 * MAX_INPUT_TOKENS  # ... and a stress grid below this many cells
+# where a fixed-width integer ends (int32, uint32): a value stated to reach past one is tried at it,
+# since reading or adding there is where a program with too narrow a type breaks
+INT_WIDTH_EDGES = (2**31 - 1, 2**31, 2**32 - 1, 2**32)
 _INT = re.compile(r"-?\d+\Z")
 _FLOAT = re.compile(r"-?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][-+]?\d+)\Z")
 
@@ -127,7 +131,7 @@ class Slot:
             return [self.alphabet[0] * self.min_len, self.alphabet[-1] * self.short_len]
         vals = [self.lo, self.hi, self.lo + 1, self.hi - 1, 0, 1]
         if self.kind == "int":
-            vals = [int(v) for v in vals]
+            vals = [int(v) for v in vals] + list(INT_WIDTH_EDGES)
         return [v for v in dict.fromkeys(vals) if self.lo <= v <= self.hi]
 
     def mutate(self, v: Any, rng: random.Random) -> Any:
@@ -446,6 +450,8 @@ class StdioModel:
         out: list[tuple[str, str]] = []
         if self.shape == "empty":
             return [("", "")]
+        if kind == "boundary" and self.shape == "fixed":
+            out = [(s, "") for s in self._corner_grid(rng, n)]
         for i in range(n * 3):
             if len(out) >= n:
                 break
@@ -460,6 +466,20 @@ class StdioModel:
                 elif kind == "structured" and self.planar:
                     note = "shape:points-%s-%d" % line_plan(i)
                 out.append((s, note))
+        return out
+
+    def _corner_grid(self, rng: random.Random, n: int) -> list[str]:
+        """The first inputs of the boundary family of a ``fixed`` layout: ``corners.corner_rows``,
+        each row put through the statement's bounds between values, as every draw is."""
+        slots = [sl for ln in self.lines for sl in ln]
+        out = []
+        for row in corner_rows(slots, n, rng):
+            it = iter(row)
+            header = [[next(it) for _ in ln] for ln in self.lines]
+            if not apply_fixed_bounds(header, self.fixed_bounds, self._fixed_span):
+                continue
+            self._tie_lengths(header)
+            out.append(self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)]))
         return out
 
     def _stress_shape(self, i: int) -> str:

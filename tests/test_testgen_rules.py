@@ -395,3 +395,40 @@ def test_class_entry_points_go_to_the_drivers_unchanged():
     # Both drivers take Class.method themselves (sandbox/leetcode.py), so nothing is wrapped.
     assert runnable(src, "Solution.f") == (src, "Solution.f")
     assert runnable("def g(x):\n    return x\n", "g") == ("def g(x):\n    return x\n", "g")
+
+
+THREE_VALUES = r"""\begin{Input}
+The input consists of:
+\begin{itemize}
+  \item One line with three integers $\ell, w, n$ ($1 \le \ell,w \le 100$, $1 \le n \le 26$).
+\end{itemize}
+\end{Input}
+"""
+
+
+def test_the_boundary_family_meets_every_two_bounds_and_walks_the_smallest_values():
+    """A layout of a few values: the boundary family puts every two of them at every pair of their
+    boundary levels ("1 100 25": one at its minimum, one at its maximum, one beside its maximum)
+    and walks the smallest values (n = 1, 2, 3, ...). Before: one diagonal of levels, so 40 inputs
+    met 14 of the 48 level pairs, and a single value took 1, 2 and its top levels only."""
+    m = StdioModel.infer(["3 4 6\n", "5 5 5\n", "2 7 14\n"], THREE_VALUES)
+    assert m.shape == "fixed"
+    drawn = [tuple(map(int, s.split())) for s in m.draw("boundary", random.Random(0), 40)]
+    assert all(1 <= l <= 100 and 1 <= w <= 100 and 1 <= n <= 26 for l, w, n in drawn), drawn
+    levels = {0: {1, 2, 99, 100}, 1: {1, 2, 99, 100}, 2: {1, 2, 25, 26}}
+    for p, q in ((0, 1), (0, 2), (1, 2)):
+        met = {(r[p], r[q]) for r in drawn}
+        assert {(a, b) for a in levels[p] for b in levels[q]} <= met, (p, q)
+    one = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{18}$).")
+    walked = [int(s) for s in one.draw("boundary", random.Random(0), 40)]
+    assert walked[:20] == list(range(1, 21))
+
+
+def test_a_value_stated_past_a_fixed_integer_width_is_tried_at_its_edge():
+    """$1 \\le n \\le 10^{18}$: n is tried at 2^31 - 1, 2^31, 2^32 - 1 and 2^32, where a program that
+    reads or adds in a 32-bit integer breaks; a range that stops below an edge never reaches it."""
+    wide = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{18}$).")
+    drawn = {int(s) for s in wide.draw("boundary", random.Random(0), 40)}
+    assert {2**31 - 1, 2**31, 2**32 - 1, 2**32} <= drawn
+    narrow = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{9}$).")
+    assert max(int(s) for s in narrow.draw("boundary", random.Random(0), 40)) == 10**9
