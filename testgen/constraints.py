@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-_NUM = r"-?(?:\d+(?:\.\d+)?\s*\*\s*10\^-?\d+|10\^-?\d+|\d+(?:\.\d+)?e-?\d+|\d+(?:\.\d+)?)(?!\d|\.\d)"
+# a power of ten may carry an offset: "$0 \\le n < 10^9+7$", "$n \\le 10^5 - 1$"
+_NUM = (r"-?(?:(?:\d+(?:\.\d+)?\s*\*\s*10\^-?\d+|10\^-?\d+)(?:\s*[-+]\s*\d+(?![\d^.]))?"
+        r"|\d+(?:\.\d+)?e-?\d+|\d+(?:\.\d+)?)(?!\d|\.\d)")
 _NAME = r"[A-Za-z](?:_\{?[A-Za-z0-9,]+\}?|[A-Za-z0-9]*)?(?:\s*,\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)*"
 
 
@@ -37,6 +39,10 @@ class Range:
 
 def parse_number(s: str) -> Optional[float]:
     s = s.replace(" ", "")
+    offset = re.fullmatch(r"(.*10\^-?\d+)([-+]\d+)", s)
+    if offset:
+        base = parse_number(offset.group(1))
+        return None if base is None else base + int(offset.group(2))
     try:
         if "*10^" in s:
             a, b = s.split("*10^")

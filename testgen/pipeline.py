@@ -181,6 +181,11 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     dropped: Counter = Counter()
     if dup:
         dropped["duplicate"] = dup
+    if isinstance(model, StdioModel):  # the statement's stated ranges bind every family, not only the model's
+        inside = [c for c in cands if c.family == "seed" or model.admits(c.stdin or "")]
+        if len(inside) < len(cands):
+            dropped["outside_statement"] = len(cands) - len(inside)
+            cands = inside
     policy = problem.time_policy
     slack = st.slack if problem.is_function else st.stdio_slack
     if not problem.is_function and policy.derived:

@@ -90,6 +90,9 @@ class Slot:
     # a balanced bracket word in every sample (``brackets.py``): the opening brackets it uses;
     # every word written for this slot is made balanced
     balanced: Optional[str] = None
+    # [lo, hi] is a range the statement states of this value by its name ("$2 \le a, b \le 10^6$"),
+    # not one guessed or widened from the samples: an input outside it is outside the contract
+    stated: bool = False
 
     @property
     def short_len(self) -> int:
@@ -467,6 +470,24 @@ class StdioModel:
                     note = "shape:points-%s-%d" % line_plan(i)
                 out.append((s, note))
         return out
+
+    def admits(self, stdin: str) -> bool:
+        r"""False when a value on the input's first lines (a ``fixed`` layout's lines, or the header
+        of a counted or list one) lies outside the range the statement states of it by name. An
+        input family that does not draw from this model (a validator's grammar, looser than the
+        statement: ``INT(1,10^6)`` beside "$2 \le a,b \le 10^6$") is held to the statement's ranges
+        this way. Lines of another length than the layout's are not judged here."""
+        if self.shape not in ("fixed", "counted", "list"):
+            return True
+        for slots, toks in zip(self.lines, tokenize(stdin)):
+            if len(slots) != len(toks):
+                return True
+            for sl, tok in zip(slots, toks):
+                if not sl.stated or sl.kind not in ("int", "float") or token_kind(tok) not in ("int", "float"):
+                    continue
+                if not sl.lo <= float(tok) <= sl.hi:
+                    return False
+        return True
 
     def _corner_grid(self, rng: random.Random, n: int) -> list[str]:
         """The first inputs of the boundary family of a ``fixed`` layout: ``corners.corner_rows``,
@@ -989,6 +1010,7 @@ def _fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: boo
         pick = min(pool, key=lambda r: (r.hi - r.lo)) if pool else None  # type: ignore[operator]
     if pick is not None:
         sl.lo, sl.hi = float(pick.lo), float(pick.hi)  # type: ignore[arg-type]
+        sl.stated = bool(own)
     else:
         sl.lo = 0.0 if omin >= 0 else min(omin * 2, -10.0)
         sl.hi = max(omax * 2, omax + 10, 10.0)

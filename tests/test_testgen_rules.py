@@ -432,3 +432,28 @@ def test_a_value_stated_past_a_fixed_integer_width_is_tried_at_its_edge():
     assert {2**31 - 1, 2**31, 2**32 - 1, 2**32} <= drawn
     narrow = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{9}$).")
     assert max(int(s) for s in narrow.draw("boundary", random.Random(0), 40)) == 10**9
+
+
+def test_a_power_of_ten_with_an_offset_is_read_whole():
+    """"$0 \\leq n < 10^9+7$" bounds n by 10^9 + 6 (before: 10^9 - 1, the "+7" lost, so the
+    validator's own corner 10^9 + 6 looked outside the statement)."""
+    (r,) = extract(r"One line with one integer $n$ ($0\leq n<10^9+7$), the number of ways.")
+    assert (r.name, r.lo, r.hi) == ("n", 0, 10**9 + 6)
+    ranges = extract(r"($1 \le k \le 2 \cdot 10^5 - 1$)")
+    assert [(x.name, x.hi) for x in ranges] == [("k", 2 * 10**5 - 1)]
+
+
+def test_an_input_outside_a_range_the_statement_states_is_not_admitted():
+    """"$2 \\le a,b \\le 10^6$" with a validator that checks only INT(1,10^6): the grammar family's
+    corner "2 1" is outside the statement, and a correct program that relies on b >= 2 fails it
+    (alternativearchitecture's mzuenni.cpp answered 1 where the golds said 2). The pipeline drops
+    every non-sample input the model does not admit; a range only guessed from the samples
+    binds nothing."""
+    statement = (r"\begin{Input}\begin{itemize}\item One line with two integers $a$ and $b$ "
+                 r"($2 \le a,b \le 10^6$), the dimensions.\end{itemize}\end{Input}")
+    m = StdioModel.infer(["6 11\n", "26 26\n"], statement)
+    assert [sl.stated for sl in m.lines[0]] == [True, True]
+    assert not m.admits("2 1\n") and not m.admits("1000001 5\n")
+    assert m.admits("2 2\n") and m.admits("1000000 1000000\n")
+    guessed = StdioModel.infer(["6 11\n", "26 26\n"], "")
+    assert not any(sl.stated for sl in guessed.lines[0]) and guessed.admits("2 1\n")
