@@ -496,12 +496,18 @@ class StdioModel:
         out = []
         for row in corner_rows(slots, n, rng):
             it = iter(row)
-            header = [[next(it) for _ in ln] for ln in self.lines]
-            if not apply_fixed_bounds(header, self.fixed_bounds, self._fixed_span):
-                continue
-            self._tie_lengths(header)
-            out.append(self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)]))
+            s = self._fixed_input([[next(it) for _ in ln] for ln in self.lines])
+            if s is not None:
+                out.append(s)
         return out
+
+    def _fixed_input(self, vals: list[list[Any]]) -> Optional[str]:
+        """A ``fixed`` layout's values, one list per line, as an input: put through the statement's
+        bounds between values and its tied lengths; None when a bound cannot hold."""
+        if not apply_fixed_bounds(vals, self.fixed_bounds, self._fixed_span):
+            return None
+        self._tie_lengths(vals)
+        return self._render([[sl.fmt(v) for sl, v in zip(ln, row)] for ln, row in zip(self.lines, vals)])
 
     def _stress_shape(self, i: int) -> str:
         """The name of the ``i``-th stress input's shape: a grid's (``shapes.GRID_PLAN``), a tree's
@@ -571,13 +577,8 @@ class StdioModel:
         if self.shape == "tokens":
             return None  # no layout known: only mutations of the samples are safe
         rows: list[list[Any]] = []
-        header: list[list[Any]] = []
         if self.shape == "fixed":
-            header = [[self._head(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines]
-            if not apply_fixed_bounds(header, self.fixed_bounds, self._fixed_span):
-                return None
-            self._tie_lengths(header)
-            return self._render([[sl.fmt(v) for sl, v in zip(ln, vals)] for ln, vals in zip(self.lines, header)])
+            return self._fixed_input([[self._head(sl, kind, rng, i, j) for j, sl in enumerate(ln)] for ln in self.lines])
         n = self._count(kind, rng, i) if n is None else n
         if self.shape == "counted" and (self.structure.labels or self.structure.width_of is not None):
             return self._structured(kind, rng, i, n)
