@@ -8,11 +8,15 @@ position by position along one diagonal, so most such pairs never meet. The grid
 half of that family's inputs of a ``fixed`` layout:
 
 1. **small**: every combination of the integer values' smallest few (``lo``, ``lo + 1``, ...), as
-   many per value as the share allows (all of ``lo .. lo + share - 1`` for one value; a 4 x 4
-   square for two); the other values at their first boundary value;
+   many per value as the rows the pairs leave allow (at least ``SMALL_SHARE`` of the budget: all
+   of ``lo .. lo + 31`` for one value at a budget of 40, a 4 x 4 square for two); the other
+   values at their first boundary value;
 2. **pairs**: the values' boundary levels (``Slot.boundary``: the bounds, their neighbours, 0 and
    1, the integer-width edges) so that every two values meet at every pair of their levels
-   (a greedy covering array), as far as the budget allows.
+   (a greedy covering array), in at most ``1 - SMALL_SHARE`` of the budget.
+
+A problem whose input is one number is so tried on its first few dozen values, as setters try it
+(a program that stops iterating, or switches to a closed form, at some small n is caught there).
 
 Nothing here widens a domain: every level is one the slot already allows, and the statement's
 bounds between values (``s + e < d``) are applied to each row as to any other draw.
@@ -24,7 +28,7 @@ import itertools
 import random
 from typing import Any, Sequence
 
-SMALL_SHARE = 0.5  # of the boundary family's inputs, those that walk the smallest values
+SMALL_SHARE = 0.5  # of the boundary family's inputs, the least that walk the smallest values
 PAIR_CANDIDATES = 64  # rows tried for each row of the covering array when the product is larger
 PRODUCT_ENUMERATED = 4096  # up to this many combinations, every one is tried
 
@@ -75,9 +79,11 @@ def pair_rows(slots: Sequence[Any], budget: int, rng: random.Random) -> list[lis
 
 
 def corner_rows(slots: Sequence[Any], budget: int, rng: random.Random) -> list[list[Any]]:
-    """The grid: the small rows first, then the pairs, at most ``budget`` in all."""
-    small = small_rows(slots, int(budget * SMALL_SHARE))
-    return small + pair_rows(slots, budget - len(small), rng)
+    """The grid: the small rows first, then the pairs, at most ``budget`` in all. The pairs may
+    take up to ``1 - SMALL_SHARE`` of the budget; the walk takes every row they leave (one value
+    of eight boundary levels walks ``lo .. lo + 31`` at a budget of 40)."""
+    pairs = pair_rows(slots, budget - int(budget * SMALL_SHARE), rng)
+    return small_rows(slots, budget - len(pairs)) + pairs
 
 
 def _covers(combo: tuple[int, ...]) -> set[tuple[int, ...]]:

@@ -132,9 +132,10 @@ class Slot:
             return list(self.choices)
         if self.kind == "word":
             return [self.alphabet[0] * self.min_len, self.alphabet[-1] * self.short_len]
-        vals = [self.lo, self.hi, self.lo + 1, self.hi - 1, 0, 1]
+        lo, hi = (int(self.lo), int(self.hi)) if self.kind == "int" else (self.lo, self.hi)
+        vals = [lo, hi, lo + 1, hi - 1, 0, 1]  # an int's neighbours in ints: 10^18 - 1 is no float
         if self.kind == "int":
-            vals = [int(v) for v in vals] + list(INT_WIDTH_EDGES)
+            vals += list(INT_WIDTH_EDGES)
         return [v for v in dict.fromkeys(vals) if self.lo <= v <= self.hi]
 
     def mutate(self, v: Any, rng: random.Random) -> Any:

@@ -434,6 +434,17 @@ def test_a_value_stated_past_a_fixed_integer_width_is_tried_at_its_edge():
     assert max(int(s) for s in narrow.draw("boundary", random.Random(0), 40)) == 10**9
 
 
+def test_one_value_is_walked_through_every_row_its_boundary_levels_leave():
+    """One integer up to 10^18 has eight boundary levels; the boundary family's other 32 rows walk
+    n = 1..32 (a program that stops iterating at n = 22, as enjoyableentree's paul-early-cutoff.py
+    does, is wrong at n = 23). Before: the walk stopped at half the family (n = 20). The bound's
+    neighbour is 10^18 - 1, computed in integers (before: 1e18 - 1 as a float, which is 10^18)."""
+    one = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{18}$).")
+    drawn = [int(s) for s in one.draw("boundary", random.Random(0), 40)]
+    assert drawn[:32] == list(range(1, 33))
+    assert {10**18, 10**18 - 1} <= set(drawn)
+
+
 def test_a_power_of_ten_with_an_offset_is_read_whole():
     """"$0 \\leq n < 10^9+7$" bounds n by 10^9 + 6 (before: 10^9 - 1, the "+7" lost, so the
     validator's own corner 10^9 + 6 looked outside the statement)."""
