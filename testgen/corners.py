@@ -1,22 +1,20 @@
 """The corner grid of a stdin input of a few values on fixed lines ("One line with three integers
-l, w, n"): its smallest values one after another, and its boundary values in pairs.
+l, w, n"): its boundary values in pairs, and its smallest values one after another.
 
-Setters test such a problem on each of its smallest cases (n = 1, 2, 3, ...: where a formula's
-special cases live) and on its bounds in combination (one value at its minimum while another is
-at its maximum: "1 100 25"). The boundary family's own draws put the values at their bounds
-position by position along one diagonal, so most such pairs never meet. The grid is the first
-half of that family's inputs of a ``fixed`` layout:
+Setters test such a problem on its bounds in combination (one value at its minimum while another
+is at its maximum: "1 100 25") and on each of its smallest cases (n = 1, 2, 3, ...: where a
+formula's special cases live, and where a program that stops iterating at some n breaks). The
+boundary family's draws put the values at their bounds position by position along one diagonal,
+so most such pairs never meet. The grid is the ``corner`` family of a ``fixed`` layout, kept
+whole by selection as the grammar's corner grid is:
 
-1. **small**: every combination of the integer values' smallest few (``lo``, ``lo + 1``, ...), as
-   many per value as the rows the pairs leave allow (at least ``SMALL_SHARE`` of the budget: all
-   of ``lo .. lo + 31`` for one value at a budget of 40, a 4 x 4 square for two); the other
-   values at their first boundary value;
-2. **pairs**: the values' boundary levels (``Slot.boundary``: the bounds, their neighbours, 0 and
+1. **pairs**: the values' boundary levels (``Slot.boundary``: the bounds, their neighbours, 0 and
    1, the integer-width edges) so that every two values meet at every pair of their levels
-   (a greedy covering array), in at most ``1 - SMALL_SHARE`` of the budget.
-
-A problem whose input is one number is so tried on its first few dozen values, as setters try it
-(a program that stops iterating, or switches to a closed form, at some small n is caught there).
+   (a greedy covering array), in at most ``1 - SMALL_SHARE`` of the budget;
+2. **small**: every combination of the integer values' smallest few (``lo``, ``lo + 1``, ...), as
+   many per value as the rows the pairs leave allow (at least ``SMALL_SHARE`` of the budget: all
+   of ``lo .. lo + 33`` for one value of eight levels at a budget of 40, a 4 x 4 square for two);
+   the other values at their first boundary value.
 
 Nothing here widens a domain: every level is one the slot already allows, and the statement's
 bounds between values (``s + e < d``) are applied to each row as to any other draw.
@@ -28,7 +26,7 @@ import itertools
 import random
 from typing import Any, Sequence
 
-SMALL_SHARE = 0.5  # of the boundary family's inputs, the least that walk the smallest values
+SMALL_SHARE = 0.5  # of the grid's rows, the least that walk the smallest values
 PAIR_CANDIDATES = 64  # rows tried for each row of the covering array when the product is larger
 PRODUCT_ENUMERATED = 4096  # up to this many combinations, every one is tried
 
@@ -79,11 +77,16 @@ def pair_rows(slots: Sequence[Any], budget: int, rng: random.Random) -> list[lis
 
 
 def corner_rows(slots: Sequence[Any], budget: int, rng: random.Random) -> list[list[Any]]:
-    """The grid: the small rows first, then the pairs, at most ``budget`` in all. The pairs may
-    take up to ``1 - SMALL_SHARE`` of the budget; the walk takes every row they leave (one value
-    of eight boundary levels walks ``lo .. lo + 31`` at a budget of 40)."""
+    """The grid, at most ``budget`` rows: the pairs first (at most ``1 - SMALL_SHARE`` of the
+    budget), then the walk over the smallest values in every row they leave, past the rows the
+    pairs already hold (a value's 1 and 2 are among its levels)."""
     pairs = pair_rows(slots, budget - int(budget * SMALL_SHARE), rng)
-    return small_rows(slots, budget - len(pairs)) + pairs
+    room = budget - len(pairs)
+    small = small_rows(slots, room)
+    held = sum(row in pairs for row in small)
+    if held:
+        small = small_rows(slots, room + held)
+    return pairs + [row for row in small if row not in pairs][:room]
 
 
 def _covers(combo: tuple[int, ...]) -> set[tuple[int, ...]]:

@@ -31,11 +31,15 @@ class Budget:
     relations: int = 30
     structured: int = 40
     grammar: int = 30  # stdin problems with a checktestdata grammar (testgen/grammar/)
+    corner: int = 40  # the corner grid of a stdin input of a few values (testgen/corners.py); not scaled
 
     def scaled(self, factor: float) -> "Budget":
+        """Every family's budget times ``factor``, but the corner grid's: a grid is whole or it is
+        not a grid (as the grammar's ``CORNER_POINTS``)."""
         return Budget(*(max(1, int(getattr(self, f) * factor)) for f in ("regular", "boundary", "special", "stress",
                                                                            "mutation", "widen", "relations",
-                                                                           "structured", "grammar")))
+                                                                           "structured", "grammar")),
+                      corner=self.corner)
 
 
 # ---------------------------------------------------------------- function-call problems
@@ -326,7 +330,10 @@ def s_family(kind: str) -> Callable[[StdioModel, random.Random, int], list[Candi
     return gen
 
 
-STDIO_FAMILIES = {k: s_family(k) for k in ("regular", "boundary", "special", "stress", "mutation", "structured")}
+# ``corner`` first: a grid row that another family also draws keeps the corner's name (and so its
+# place in the suite) when duplicates are dropped
+STDIO_FAMILIES = {k: s_family(k) for k in ("corner", "regular", "boundary", "special", "stress", "mutation",
+                                           "structured")}
 
 
 def generate(problem_io: str, model: Any, seeds: list[dict[str, Any]], seed: int, pid: str,

@@ -122,6 +122,7 @@ def _tiebreak(c: Candidate) -> tuple[int, int]:
 
 
 STRESS_KEEP = 2
+CORNER_KEEP = 64  # corner inputs kept whole (past max_tests); the rest compete as any family's
 
 
 def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, multiplicity: int = 2,
@@ -154,12 +155,16 @@ def greedy_cover(cands: list[Candidate], kills: list[set[int]], max_tests: int, 
             if need.get(m, 0) > 0:
                 need[m] -= 1
     # the problem's own examples, always (never worse than the samples), even past max_tests; and
-    # the corner grid of a problem whose whole input is a few integers (``Grammar.corner_plans``,
-    # at most 64 tiny inputs), in full, as a setter writes those corner cases by hand
+    # the corner grid of a problem whose whole input is a few integers (the input model's,
+    # ``testgen/corners.py``, then the checktestdata script's, ``Grammar.corner_plans``), in the
+    # order drawn, up to CORNER_KEEP tiny inputs, as a setter writes those corner cases by hand
     for i in order:
-        if not taken[i] and cands[i].family in ("seed", "corner"):
+        if not taken[i] and cands[i].family == "seed":
             taken[i] = True
             chosen.append(i)
+    for i in [i for i in range(n) if not taken[i] and cands[i].family == "corner"][:CORNER_KEEP]:
+        taken[i] = True
+        chosen.append(i)
     if not fill:
         return chosen
     # the largest stress inputs next: their purpose is to make a slow solution time out

@@ -454,8 +454,8 @@ class StdioModel:
         out: list[tuple[str, str]] = []
         if self.shape == "empty":
             return [("", "")]
-        if kind == "boundary" and self.shape == "fixed":
-            out = [(s, "") for s in self._corner_grid(rng, n)]
+        if kind == "corner":
+            return [(s, "") for s in self._corner_grid(rng, n)] if self.shape == "fixed" else []
         for i in range(n * 3):
             if len(out) >= n:
                 break
@@ -491,8 +491,8 @@ class StdioModel:
         return True
 
     def _corner_grid(self, rng: random.Random, n: int) -> list[str]:
-        """The first inputs of the boundary family of a ``fixed`` layout: ``corners.corner_rows``,
-        each row put through the statement's bounds between values, as every draw is."""
+        """The ``corner`` family of a ``fixed`` layout: ``corners.corner_rows``, each row put
+        through the statement's bounds between values, as every draw is."""
         slots = [sl for ln in self.lines for sl in ln]
         out = []
         for row in corner_rows(slots, n, rng):

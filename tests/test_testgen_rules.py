@@ -226,7 +226,8 @@ def test_a_header_value_bounded_by_the_count_stays_under_it(layout):
     m = StdioModel.infer([f"5 5\n{sep.join('12345')}\n", f"3 3\n{sep.join('789')}\n", f"4 1\n{sep.join('5555')}\n"], text)
     assert m.shape == ("counted" if rows else "list") and len(m.fixed_bounds) == 1
     rng = random.Random(0)
-    for kind in ("regular", "corner", "stress", "structured", "boundary", "mutation"):
+    assert m.draw("corner", rng, 15) == []  # the corner grid is a fixed layout's
+    for kind in ("regular", "stress", "structured", "boundary", "mutation"):
         drawn = m.draw(kind, rng, 15)
         assert len(drawn) >= 10, kind
         for s in drawn:
@@ -406,22 +407,23 @@ The input consists of:
 """
 
 
-def test_the_boundary_family_meets_every_two_bounds_and_walks_the_smallest_values():
-    """A layout of a few values: the boundary family puts every two of them at every pair of their
+def test_the_corner_family_meets_every_two_bounds_and_walks_the_smallest_values():
+    """A layout of a few values: the corner family puts every two of them at every pair of their
     boundary levels ("1 100 25": one at its minimum, one at its maximum, one beside its maximum)
-    and walks the smallest values (n = 1, 2, 3, ...). Before: one diagonal of levels, so 40 inputs
-    met 14 of the 48 level pairs, and a single value took 1, 2 and its top levels only."""
+    and walks the smallest values (n = 1, 2, 3, ...). Before (the boundary family): one diagonal of
+    levels, so 40 inputs met 14 of the 48 level pairs, and a single value took 1, 2 and its top
+    levels only."""
     m = StdioModel.infer(["3 4 6\n", "5 5 5\n", "2 7 14\n"], THREE_VALUES)
     assert m.shape == "fixed"
-    drawn = [tuple(map(int, s.split())) for s in m.draw("boundary", random.Random(0), 40)]
+    drawn = [tuple(map(int, s.split())) for s in m.draw("corner", random.Random(0), 40)]
     assert all(1 <= l <= 100 and 1 <= w <= 100 and 1 <= n <= 26 for l, w, n in drawn), drawn
     levels = {0: {1, 2, 99, 100}, 1: {1, 2, 99, 100}, 2: {1, 2, 25, 26}}
     for p, q in ((0, 1), (0, 2), (1, 2)):
         met = {(r[p], r[q]) for r in drawn}
         assert {(a, b) for a in levels[p] for b in levels[q]} <= met, (p, q)
     one = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{18}$).")
-    walked = [int(s) for s in one.draw("boundary", random.Random(0), 40)]
-    assert walked[:20] == list(range(1, 21))
+    walked = [int(s) for s in one.draw("corner", random.Random(0), 40)]
+    assert list(range(1, 21)) == [v for v in walked if v <= 20][-20:]
 
 
 def test_a_value_stated_past_a_fixed_integer_width_is_tried_at_its_edge():
@@ -435,14 +437,35 @@ def test_a_value_stated_past_a_fixed_integer_width_is_tried_at_its_edge():
 
 
 def test_one_value_is_walked_through_every_row_its_boundary_levels_leave():
-    """One integer up to 10^18 has eight boundary levels; the boundary family's other 32 rows walk
+    """One integer up to 10^18 has eight boundary levels; the corner family's other 32 rows walk
     n = 1..32 (a program that stops iterating at n = 22, as enjoyableentree's paul-early-cutoff.py
     does, is wrong at n = 23). Before: the walk stopped at half the family (n = 20). The bound's
     neighbour is 10^18 - 1, computed in integers (before: 1e18 - 1 as a float, which is 10^18)."""
     one = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{18}$).")
-    drawn = [int(s) for s in one.draw("boundary", random.Random(0), 40)]
-    assert drawn[:32] == list(range(1, 33))
+    drawn = [int(s) for s in one.draw("corner", random.Random(0), 40)]
+    assert set(range(1, 33)) <= set(drawn) and len(drawn) == len(set(drawn)) <= 40
     assert {10**18, 10**18 - 1} <= set(drawn)
+
+
+def test_selection_keeps_the_corner_grid_whole_past_the_size_cap():
+    """The corner grid of a problem whose input is one number (40 tiny inputs) is kept whole even
+    when the suite's cap is 10, as the samples are, in the order drawn, at most ``CORNER_KEEP``;
+    before, its rows were boundary inputs competing in turn, and a suite of 50 kept n = 1..12 of
+    the walk (enjoyableentree: n = 23, where paul-early-cutoff.py fails, never chosen)."""
+    from testgen.candidates import Candidate
+    from testgen.generators import generate
+    from testgen.selection import CORNER_KEEP, greedy_cover
+
+    one = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{18}$).")
+    cands = generate("stdin", one, [{"stdin": "7\n"}, {"stdin": "15\n"}], 0, "one")
+    grid = [i for i, c in enumerate(cands) if c.family == "corner"]
+    assert len(grid) >= 32
+    for c in cands:
+        c.expected_stdout = c.stdin  # every input its own answer
+    chosen = greedy_cover(cands, [set() for _ in cands], max_tests=10)
+    assert [i for i in chosen if cands[i].family == "corner"] == grid
+    many = [Candidate("corner", stdin=f"{k}\n", expected_stdout=str(k)) for k in range(CORNER_KEEP + 10)]
+    assert greedy_cover(many, [set() for _ in many], max_tests=10) == list(range(CORNER_KEEP))
 
 
 def test_a_power_of_ten_with_an_offset_is_read_whole():
