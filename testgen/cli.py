@@ -259,10 +259,11 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
                    help="function problems: drop inputs on which a gold needs more than 1/SLACK of the time limit")
     t.add_argument("--stdio-slack", type=float, default=2.0,
                    help="stdin problems: the same, for the problem's (jury's) time limit (default 2)")
-    t.add_argument("--budget-scale", type=float, default=1.0, help="scale the candidates each family proposes")
+    t.add_argument("--budget-scale", type=float, default=1.0,
+                   help="scale the candidates each family proposes (a corner grid is never scaled)")
     t.add_argument("--families", help="comma-separated generator families (default: all but the opt-in `widen`): "
                                       "regular,boundary,special,stress,mutation,relations,"
-                                      "structured,grammar,widen")
+                                      "structured,grammar,corner,widen")
     t.add_argument("--seed", type=int, default=0, help="random seed (same seed, same suites)")
     t.add_argument("--limit", type=int, help="only the first N problems of the file")
     t.add_argument("--only", action="append", metavar="ID", help="only this problem id (repeatable)")
