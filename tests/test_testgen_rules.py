@@ -437,9 +437,10 @@ def test_a_value_stated_past_a_fixed_integer_width_is_tried_at_its_edge():
 
 
 def test_one_value_is_walked_through_every_row_its_boundary_levels_leave():
-    """One integer up to 10^18 has eight boundary levels; the corner family's other 32 rows walk
-    n = 1..32 (a program that stops iterating at n = 22, as enjoyableentree's paul-early-cutoff.py
-    does, is wrong at n = 23). Before: the walk stopped at half the family (n = 20). The bound's
+    """One integer up to 10^18 has eight boundary levels (1 and 2 among them); the corner family's
+    other 32 rows walk n = 3..34 (a program that stops iterating at n = 22, as enjoyableentree's
+    paul-early-cutoff.py does, is wrong at n = 23). Before: the walk stopped at half the family
+    (n = 20). The bound's
     neighbour is 10^18 - 1, computed in integers (before: 1e18 - 1 as a float, which is 10^18)."""
     one = StdioModel.infer(["7\n", "15\n"], "One line with an integer $n$ ($1 \\le n \\le 10^{18}$).")
     drawn = [int(s) for s in one.draw("corner", random.Random(0), 40)]
@@ -450,8 +451,8 @@ def test_one_value_is_walked_through_every_row_its_boundary_levels_leave():
 def test_selection_keeps_the_corner_grid_whole_past_the_size_cap():
     """The corner grid of a problem whose input is one number (40 tiny inputs) is kept whole even
     when the suite's cap is 10, as the samples are, in the order drawn, at most ``CORNER_KEEP``;
-    before, its rows were boundary inputs competing in turn, and a suite of 50 kept n = 1..12 of
-    the walk (enjoyableentree: n = 23, where paul-early-cutoff.py fails, never chosen)."""
+    before, its rows were boundary inputs competing in turn, and a suite of 50 held n = 1..11 and
+    14 (enjoyableentree: n = 23, where paul-early-cutoff.py fails, never chosen)."""
     from testgen.candidates import Candidate
     from testgen.generators import generate
     from testgen.selection import CORNER_KEEP, greedy_cover
