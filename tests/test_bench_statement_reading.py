@@ -1,5 +1,5 @@
 """Smoke test of `bench/statement_reading.py`: it rewrites the data sets' LaTeX statements as plain
-text and reports how many the input model reads as it reads the originals (docs/testgen.md,
+text and reports how many the input model reads as it reads the originals (docs/testgen-measured.md,
 "statements written as plain text"). A rewrite must keep what the model reads from it: a
 statement with a `$...$` range is read the same after the rewrite."""
 
