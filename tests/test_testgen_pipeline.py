@@ -292,6 +292,47 @@ def test_the_same_pipeline_through_the_http_service(runner):
     assert remote["tests"] == local["tests"]
 
 
+LENGTH_PY = "import sys\nprint(len(sys.stdin.read()))\n"
+
+
+def test_a_request_past_the_services_body_limit_goes_out_in_parts_and_comes_back_whole(runner):
+    """Stress inputs reach MAX_INPUT_CHARS each, and validation sends every input of a program in
+    one request: through a service, a request past its body limit is split over consecutive tests,
+    and the joined result is what the whole request gives on the sandbox itself."""
+    from api.app import create_app
+    from api.testing import serve_in_thread
+    from sandbox.models import RunRequest, TestCase, Verdict
+    from client import APIError
+    from testgen.runner import HttpRunner
+
+    sizes = [100_000 + 1000 * i for i in range(12)]  # 1.3 MB of stdin against a 512 KB body limit
+    tests = [TestCase(stdin="x" * n, expected_stdout=f"{n}\n") for n in sizes]
+    tests[6] = TestCase(stdin=tests[6].stdin, expected_stdout="0\n")  # one wrong answer, in the middle
+    req = RunRequest(language="python", code=LENGTH_PY, tests=tests, limits=Limits(time_s=2))
+    stop = req.model_copy(update={"stop_on_first_failure": True})
+    local = runner.run_many([req, stop])
+    with serve_in_thread(create_app(runner.sb, max_body_bytes=512 << 10)) as url:
+        split = HttpRunner(url, parallel=2, request_test_bytes=256 << 10)
+        halved = HttpRunner(url, parallel=2, request_test_bytes=1 << 30)  # learns the limit from the 413s
+        try:
+            with pytest.raises(APIError) as too_large:  # the limit is real: the request whole is refused
+                split.client.request("POST", "/v1/run", req.model_dump(mode="json", exclude_none=True))
+            remote = split.run_many([req, stop]) + halved.run_many([req, stop])
+        finally:
+            split.close()
+            halved.close()
+    assert too_large.value.status_code == 413
+    for got, want in zip(remote, local + local):
+        assert isinstance(got, type(want)), got
+        assert (got.verdict, got.passed, got.total) == (want.verdict, want.passed, want.total)
+        assert [(t.verdict, t.stdout) for t in got.tests] == [(t.verdict, t.stdout) for t in want.tests]
+    for whole, stopped in (remote[:2], remote[2:]):
+        assert (whole.verdict, whole.passed, whole.total) == (Verdict.WA, 11, 12)
+        assert [t.stdout for t in whole.tests] == [f"{n}\n" for n in sizes]
+        # stopped at the wrong answer: the tests after it, in its part and in the parts after, are skipped
+        assert [t.verdict for t in stopped.tests] == [Verdict.AC] * 6 + [Verdict.WA] + [Verdict.SKIPPED] * 5
+
+
 # "yes"/"no" answers, judged as Kattis' default output validator judges them unless the problem
 # passes it case_sensitive: letters regardless of case.
 SIGN_PY = "n = int(input())\nprint('yes' if n >= 0 else 'no')\n"
