@@ -102,6 +102,27 @@ def test_verdict(sandbox, language, verdict):
         assert t.truncated and len(t.stdout.encode()) <= 64 * 1024
 
 
+# Programs that never stop: on one process, on four at once, and one that ignores the SIGXCPU
+# RLIMIT_CPU sends (its backstop, the limit rounded down plus a second, then SIGKILL a second later).
+SPINNERS = {
+    "one process": "while True:\n    pass\n",
+    "SIGXCPU ignored": "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass\n",
+    "four processes": "import os\nos.fork()\nos.fork()\nwhile True:\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("name", SPINNERS)
+def test_a_program_is_stopped_at_its_cpu_limit_not_a_second_past_it(sandbox, name):
+    """A TLE costs the machine the limit's CPU, not the backstop's: natively a program that never
+    stopped ran on to 2 s of CPU under a 1 s limit until the supervisor sampled the cgroup's CPU,
+    so every infinite loop of a training step cost twice what it should."""
+    limits = Limits(time_s=1, wall_time_s=5)
+    res = sandbox.run(RunRequest(language="python", code=SPINNERS[name], tests=[TestCase(stdin="")], limits=limits))
+    t = res.tests[0]
+    assert t.verdict == Verdict.TLE, t
+    assert 1.0 <= t.time_s < 1.5, t
+
+
 def test_skipped_after_first_failure(sandbox):
     tests = [TestCase(stdin="1 1\n", expected_stdout="2\n"), TestCase(stdin="1 1\n", expected_stdout="3\n")] + \
             [TestCase(stdin="2 2\n", expected_stdout="4\n")] * 6

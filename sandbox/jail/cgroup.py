@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from typing import Optional
 
 from .kernel import read_file, write_file
 
@@ -107,15 +108,24 @@ class Cgroup:
         if self.v2:
             peak = _int(self._r("unified", "memory.peak"))
             oom = _kv(self._r("unified", "memory.events")).get("oom_kill", 0)
+        else:
+            peak = _int(self._r("memory", "memory.max_usage_in_bytes"))
+            oom = _kv(self._r("memory", "memory.oom_control")).get("oom_kill", 0)
+        return peak, oom, self.cpu_s()
+
+    @property
+    def counts_cpu(self) -> bool:
+        return self.v2 or "cpuacct" in self.dirs
+
+    def cpu_s(self) -> Optional[float]:
+        """CPU seconds of this execution's processes so far (None: no CPU accounting)."""
+        if self.v2:
             usec = _kv(self._r("unified", "cpu.stat")).get("usage_usec")
-            return peak, oom, (usec / 1e6 if usec is not None else None)
-        peak = _int(self._r("memory", "memory.max_usage_in_bytes"))
-        oom = _kv(self._r("memory", "memory.oom_control")).get("oom_kill", 0)
-        cpu = None
-        if "cpuacct" in self.dirs:
-            ns = self._r("cpuacct", "cpuacct.usage").strip()
-            cpu = int(ns) / 1e9 if ns else None
-        return peak, oom, cpu
+            return usec / 1e6 if usec is not None else None
+        if "cpuacct" not in self.dirs:
+            return None
+        ns = self._r("cpuacct", "cpuacct.usage").strip()
+        return int(ns) / 1e9 if ns else None
 
     def remove_fresh(self) -> bool:
         """Remove this execution's own folders (the slot's reused ones stay); True if all went."""
@@ -125,6 +135,24 @@ class Cgroup:
                 remove(d)
                 ok = ok and not os.path.isdir(d)
         return ok
+
+
+class CpuMeter:
+    """The execution's CPU so far, sampled by the supervisor (``supervise.py``), which stops a
+    program once it passes ``Limits.cpu_s``: without it a CPU-bound program ran on to RLIMIT_CPU's
+    backstop, the limit rounded down plus a second (2 s of CPU for a 1 s limit). Memory is
+    bounded by the cgroup's own limit (the kernel's OOM kill), so it is not sampled."""
+
+    cpu_poll_s = 0.02
+
+    def __init__(self, cg: Cgroup):
+        self.cg = cg
+
+    def memory(self) -> int:
+        return 0
+
+    def cpu(self) -> float:
+        return self.cg.cpu_s() or 0.0
 
 
 def enter(procs_fds: list) -> None:

@@ -78,6 +78,7 @@ PROC_MASKED_DIRS = ("acpi", "scsi", "asound")
 class NativeBox:
     rlimits: bool
     max_stack = 0  # no cap beyond the limits
+    poll_s = 0.02  # the supervisor's wake-ups while a program runs: the CPU meter's period
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
@@ -225,6 +226,7 @@ class NativeBox:
         if self.cgroup_parents:
             self.seq += 1
             self.cg = cgroups.Cgroup(self.cgroup_parents, f"x{self.seq}", self.held_procs)
+            self.meter = cgroups.CpuMeter(self.cg) if self.cg.counts_cpu else None
 
     def before(self, job: Job, lim: Limits):
         """The execution's limits, and fresh counters."""
@@ -420,7 +422,7 @@ class NativeBox:
             pass  # the usual case: this execution's folders are gone
         elif self.cgroup_parents:
             cgroups.sweep_children(self.cgroup_parents)  # start-up, or a folder that would not go
-        self.cg = None
+        self.cg = self.meter = None
         kernel.ipc_sweep()
 
 

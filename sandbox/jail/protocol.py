@@ -53,7 +53,8 @@ class Limits:
 
     cpu_s: float
     """CPU time (user + system) of every process of the execution together, seconds. The
-    cgroup's accounting judges it; RLIMIT_CPU (rounded up + 1 s) is a backstop."""
+    cgroup's accounting (or the container's meter) judges it, sampled while the program runs so
+    that it is stopped once past it; RLIMIT_CPU (rounded down + 1 s, per process) is a backstop."""
     wall_s: float
     """Wall-clock time from the program's start (its start stamp, ``clock``), seconds, not counting the time its process
     waited for a CPU (its schedstat run delay, up to ``wait_allowance`` x ``wall_s``): past it
