@@ -78,7 +78,7 @@ PROC_MASKED_DIRS = ("acpi", "scsi", "asound")
 class NativeBox:
     rlimits: bool
     max_stack = 0  # no cap beyond the limits
-    poll_s = 0.02  # the supervisor's wake-ups while a program runs: the CPU meter's period
+    poll_s = cgroups.CpuMeter.cpu_poll_s  # the supervisor's wake-ups while a program runs: as the meter samples
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
