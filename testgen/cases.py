@@ -23,9 +23,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import Range, input_lines, sum_bound
+from .input_caps import MAX_INPUT_TOKENS
+from .slot import Slot, slots_from_rows
+from .tokens import token_kind, tokenize
 
 if TYPE_CHECKING:
-    from .smodel import Slot, StdioModel
+    from .smodel import StdioModel
 
 Block = list[list[str]]
 _MENTIONS_CASES = re.compile(r"test ?cases?|\bcases\b|\bqueries\b|\bscenarios?\b", re.I)
@@ -53,8 +56,6 @@ def _split_fixed(lines: list[list[str]], t: int, size: int) -> Optional[list[Blo
 
 
 def _split_counted(lines: list[list[str]], t: int, k: int, off: int) -> Optional[list[Block]]:
-    from .smodel import token_kind
-
     blocks, p = [], 0
     for _ in range(t):
         if p >= len(lines) or len(lines[p]) <= k or token_kind(lines[p][k]) != "int":
@@ -69,7 +70,7 @@ def _split_counted(lines: list[list[str]], t: int, k: int, off: int) -> Optional
 
 def infer_cases(toks: list[list[list[str]]], statement: str) -> Optional["StdioModel"]:
     """A ``cases`` model when every sample is T then T blocks of one inner layout, else None."""
-    from .smodel import StdioModel, _slots_from_rows, _try_counted, _try_fixed, _try_list
+    from .smodel import StdioModel, try_counted, try_fixed, try_list
 
     ts = [_int_line(t[0]) if t and t[0] else None for t in toks]
     if any(v is None or v < 1 for v in ts):
@@ -93,14 +94,14 @@ def infer_cases(toks: list[list[list[str]]], statement: str) -> Optional["StdioM
             per_sample.append(split)
         else:
             flat = [blk for s in per_sample for blk in s]
-            inner = (_try_list(flat) if kind == "list" else _try_counted(flat) if kind == "counted"
-                     else _try_fixed(flat))
+            inner = (try_list(flat) if kind == "list" else try_counted(flat) if kind == "counted"
+                     else try_fixed(flat))
             if inner is None or inner.shape != kind:
                 continue
             if kind == "fixed" and len(flat[0]) < 2:
                 continue  # T rows of one shape is the plain counted layout
             inner.seeds = flat
-            m = StdioModel(shape="cases", lines=[_slots_from_rows([t[0] for t in toks])], count_at=0)
+            m = StdioModel(shape="cases", lines=[slots_from_rows([t[0] for t in toks])], count_at=0)
             m.cases = Cases(inner=inner, blocks=per_sample)
             return m
     return None
@@ -155,8 +156,6 @@ def _cap_slots(slots: list["Slot"], cap: int, skip: Optional[int]) -> list[tuple
 
 def draw_cases(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Optional[str]:
     """One input file of several test cases."""
-    from .smodel import MAX_INPUT_TOKENS
-
     assert m.cases is not None
     inner = m.cases.inner
     t_lo, t_hi = max(1, m.count_lo), max(1, m.count_lo, m.count_hi)
@@ -235,8 +234,6 @@ def mutate_cases(m: "StdioModel", rng: random.Random) -> Optional[str]:
         a, b = rng.sample(range(len(blocks)), 2)
         blocks[a], blocks[b] = blocks[b], blocks[a]
     else:
-        from .smodel import tokenize
-
         text = m.cases.inner._mutate(rng)
         if text is None:
             return None

@@ -15,7 +15,8 @@ from typing import Any, Callable, Optional
 from .candidates import Candidate
 from .inputs import FloatSpec, FunctionModel, IntSpec, StrSpec, size_ok
 from .rng import stream
-from .smodel import MAX_INPUT_CHARS, StdioModel
+from .input_caps import MAX_INPUT_CHARS
+from .smodel import StdioModel
 
 
 @dataclass

@@ -26,7 +26,8 @@ from .relations import indexed_partner, one_of, stated_bounds, within
 
 if TYPE_CHECKING:
     from .sections import Ref, Section
-    from .smodel import Slot, StdioModel
+    from .slot import Slot
+    from .smodel import StdioModel
 
 
 PERM_MIN = 4  # values one sample must have before its lists being a permutation is more than chance

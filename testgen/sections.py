@@ -33,16 +33,20 @@ from typing import TYPE_CHECKING, Any, Optional
 from .constraints import InputLine, Range, indexed_name, input_lines
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
+from .input_caps import MAX_INPUT_CHARS, MAX_INPUT_TOKENS
+from .ordered_columns import ordered_columns, strictly_ordered
 from .relations import HeadBound, bound_column, infer_head_bounds
 from .section_relations import (
     HeaderBound, chain_between, chain_fits, chained, cap_of, covers, head_bounds, head_equations, joint_permutation,
     keep_equations, keep_head_bounds, rise, rising,
 )
 from .shapes import draw_count, row_chars, row_order, rows_within, stress_step
+from .slot import Slot, fit_slot
 from .structures import Structure, detect, edge_shape, graph_edges, stress_graph_nodes, tree_edges
+from .tokens import line_kinds, parse_token
 
 if TYPE_CHECKING:
-    from .smodel import Slot, StdioModel
+    from .smodel import StdioModel
 
 Ref = tuple[int, int]  # (index of a ``line`` section, column): the int that counts a block
 MAX_PARSES = 16  # parses collected before the samples are called ambiguous
@@ -103,12 +107,6 @@ class Sections:
 Spec = tuple[Any, ...]  # ("line", kinds) | ("list", ref, kind) | ("rows", ref, offset, kinds)
 
 
-def _kinds(line: list[str]) -> tuple[str, ...]:
-    from .smodel import token_kind
-
-    return tuple(token_kind(t) for t in line)
-
-
 def parse(toks: list[list[list[str]]], desc: Optional[list[InputLine]] = None) -> list[list[Spec]]:
     """Every layout of sections that reads every sample exactly (at most ``MAX_PARSES``). With
     ``desc`` (the statement's input description), only the layouts whose k-th section is of the
@@ -149,7 +147,7 @@ def parse(toks: list[list[list[str]]], desc: Optional[list[InputLine]] = None) -
                 counts = [v + off for v in vals]  # type: ignore[operator]
                 if any(c < 0 or p + c > len(t) for c, p, t in zip(counts, pos, toks)) or not any(counts):
                     continue
-                shapes = {_kinds(r) for c, p, t in zip(counts, pos, toks) for r in t[p:p + c]}
+                shapes = {line_kinds(r) for c, p, t in zip(counts, pos, toks) for r in t[p:p + c]}
                 if len(shapes) != 1 or () in shapes:
                     continue
                 spec = ("rows", ref, off, shapes.pop())
@@ -159,15 +157,15 @@ def parse(toks: list[list[list[str]]], desc: Optional[list[InputLine]] = None) -
                     [p + c for p, c in zip(pos, counts)])
             # list: one line of v tokens of one kind
             if "list" in wanted and all(len(ln) == v for ln, v in zip(nxt, vals)):
-                kinds = {k for ln in nxt for k in _kinds(ln)}
+                kinds = {k for ln in nxt for k in line_kinds(ln)}
                 if kinds <= {"int", "float"} and len(kinds) == 2:
                     kinds = {"float"}
                 if len(kinds) <= 1 and any(vals):
                     spec = ("list", ref, kinds.pop() if kinds else "int")
                     dfs(specs + [spec], [st + [p] for st, p in zip(starts, pos)], [p + 1 for p in pos])
         # line: the same kinds in every sample
-        if "line" in wanted and nxt[0] and all(_kinds(ln) == _kinds(nxt[0]) for ln in nxt):
-            dfs(specs + [("line", _kinds(nxt[0]))], [st + [p] for st, p in zip(starts, pos)], [p + 1 for p in pos])
+        if "line" in wanted and nxt[0] and all(line_kinds(ln) == line_kinds(nxt[0]) for ln in nxt):
+            dfs(specs + [("line", line_kinds(nxt[0]))], [st + [p] for st, p in zip(starts, pos)], [p + 1 for p in pos])
 
     dfs([], [[] for _ in toks], [0] * len(toks))
     return out
@@ -281,8 +279,7 @@ def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optio
 def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Range], alpha: Optional[str],
                    fallback: bool) -> Optional["StdioModel"]:
     """A ``sections`` model when the samples read as one (see ``choose``), else None."""
-    from .smodel import StdioModel, _fit_slot, _parse, ordered_columns, strictly_ordered
-    from .smodel import Slot as SlotCls
+    from .smodel import StdioModel
 
     pick = choose(toks, statement, fallback)
     if pick is None:
@@ -292,20 +289,20 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
     parts: list[Section] = []
     for k, sp in enumerate(specs):
         if sp[0] == "line":
-            slots = [SlotCls(kind=kd) for kd in sp[1]]
+            slots = [Slot(kind=kd) for kd in sp[1]]
             for s in splits:
                 for sl, tok in zip(slots, s[k][0]):
-                    sl.obs.append(_parse(tok, sl.kind))
+                    sl.obs.append(parse_token(tok, sl.kind))
             parts.append(Section("line", slots))
         elif sp[0] == "list":
-            el = SlotCls(kind=sp[2], obs=[_parse(x, sp[2]) for s in splits for x in s[k][0]])
+            el = Slot(kind=sp[2], obs=[parse_token(x, sp[2]) for s in splits for x in s[k][0]])
             parts.append(Section("list", [el], ref=sp[1]))
         else:
-            slots = [SlotCls(kind=kd) for kd in sp[3]]
+            slots = [Slot(kind=kd) for kd in sp[3]]
             for s in splits:
                 for r in s[k]:
                     for sl, tok in zip(slots, r):
-                        sl.obs.append(_parse(tok, sl.kind))
+                        sl.obs.append(parse_token(tok, sl.kind))
             parts.append(Section("rows", slots, ref=sp[1], offset=sp[2]))
     if confirmed:
         _name(parts, input_lines(statement))
@@ -314,7 +311,7 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
     refs = {p.ref for p in parts if p.ref is not None}
     for si, p in enumerate(parts):
         for j, sl in enumerate(p.slots):
-            _fit_slot(sl, ranges, alpha, is_count=p.kind == "line" and (si, j) in refs)
+            fit_slot(sl, ranges, alpha, is_count=p.kind == "line" and (si, j) in refs)
     for si, j in refs:
         sl = parts[si].slots[j]
         sl.lo = max(sl.lo, 0.0)
@@ -440,8 +437,6 @@ def _tokens(parts: list[Section], head: list[list[Any]]) -> int:
 
 def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Optional[str]:
     """One input of family ``kind``."""
-    from .smodel import MAX_INPUT_CHARS, MAX_INPUT_TOKENS
-
     assert m.sections is not None
     parts = m.sections.parts
     head: list[list[Any]] = [[m._head(sl, kind, rng, i, j) for j, sl in enumerate(p.slots)] if p.kind == "line"
@@ -663,8 +658,6 @@ def _rows(m: "StdioModel", p: Section, head: list[list[Any]], n: int, kind: str,
 def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
     """A sample with one block's rows dropped, added or swapped (its count follows), or some free
     values changed: never a count, a label bound, a label or an edge."""
-    from .smodel import _parse
-
     assert m.sections is not None
     parts = m.sections.parts
     if not m.sections.seeds:
@@ -708,5 +701,5 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
                             or (p.kind == "rows" and j in p.rising):
                         continue
                     if rng.random() < 0.3:
-                        ln[j] = sl.fmt(sl.mutate(_parse(tok, sl.kind), rng))
+                        ln[j] = sl.fmt(sl.mutate(parse_token(tok, sl.kind), rng))
     return "".join(" ".join(ln) + "\n" for sec in seed for ln in sec)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from .brackets import make_balanced
 
 if TYPE_CHECKING:
-    from .smodel import Slot
+    from .slot import Slot
 
 SMALL_ROWS = 1000  # rows of the non-stress families
 CROWDED_ROWS = 8  # a crowded special input: at most this many rows ...

@@ -13,7 +13,8 @@ import random
 
 from _slow_program import assert_the_slow_program_is_rejected, slow_program_record, synthesized
 from testgen.distinct_rows import DistinctRows, make_distinct, says_distinct_points, says_distinct_values
-from testgen.smodel import MAX_INPUT_TOKENS, StdioModel
+from testgen.input_caps import MAX_INPUT_TOKENS
+from testgen.smodel import StdioModel
 
 POINTS = r"""\begin{Input}
 \begin{itemize}

@@ -21,7 +21,7 @@ from testgen.grammar import generator  # noqa: E402
 from testgen.evaluate import evaluate  # noqa: E402
 from testgen.pipeline import Settings, synthesize  # noqa: E402
 from testgen.grammar.words import Pattern  # noqa: E402
-from testgen.smodel import MAX_INPUT_TOKENS  # noqa: E402
+from testgen.input_caps import MAX_INPUT_TOKENS  # noqa: E402
 
 
 def accepted(source: str, text: str) -> bool:

@@ -18,7 +18,8 @@ import random
 from _slow_program import assert_the_slow_program_is_rejected, slow_program_record, synthesized
 from testgen.relations import HeadBound, bound_column, stated_bounds
 from testgen.sections import choose
-from testgen.smodel import StdioModel, tokenize
+from testgen.smodel import StdioModel
+from testgen.tokens import tokenize
 
 VOTES = r"""\begin{Input}
 \begin{itemize}

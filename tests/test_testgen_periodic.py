@@ -14,7 +14,8 @@ import random
 
 from _slow_program import assert_the_slow_program_is_rejected, slow_program_record, synthesized
 from testgen.brackets import is_balanced
-from testgen.smodel import MAX_INPUT_CHARS, StdioModel
+from testgen.input_caps import MAX_INPUT_CHARS
+from testgen.smodel import StdioModel
 
 STRING = r"""\begin{Input}
 One line with a string $s$ ($1 \le |s| \le 10^6$) of lowercase letters.

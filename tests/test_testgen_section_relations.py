@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 
 from testgen.constraints import input_lines
-from testgen.smodel import StdioModel, tokenize
+from testgen.smodel import StdioModel
+from testgen.tokens import tokenize
 
 FAMILIES = ("regular", "boundary", "special", "structured", "mutation", "stress")
 

@@ -10,7 +10,9 @@ import random
 from _slow_program import assert_the_slow_program_is_rejected, slow_program_record, synthesized
 from testgen.evaluate import evaluate
 from testgen.sections import choose
-from testgen.smodel import MAX_INPUT_TOKENS, StdioModel, tokenize
+from testgen.input_caps import MAX_INPUT_TOKENS
+from testgen.smodel import StdioModel
+from testgen.tokens import tokenize
 
 # "n m / m rows / q / q rows", the phrasing of a GCPC statement
 ROADS = r"""\begin{Input}

@@ -14,7 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Iterator, Optional
 
-from ..smodel import MAX_INPUT_TOKENS
+from ..input_caps import MAX_INPUT_TOKENS
 from .script import GrammarError
 from .words import Pattern
 
