@@ -120,12 +120,10 @@ class Cgroup:
     def cpu_s(self) -> Optional[float]:
         """CPU seconds of this execution's processes so far (None: no CPU accounting)."""
         if self.v2:
-            usec = _kv(self._r("unified", "cpu.stat")).get("usage_usec")
-            return usec / 1e6 if usec is not None else None
+            return cpu_seconds(self.dirs["unified"], v2=True)
         if "cpuacct" not in self.dirs:
             return None
-        ns = self._r("cpuacct", "cpuacct.usage").strip()
-        return int(ns) / 1e9 if ns else None
+        return cpu_seconds(self.dirs["cpuacct"], v2=False)
 
     def remove_fresh(self) -> bool:
         """Remove this execution's own folders (the slot's reused ones stay); True if all went."""
@@ -214,6 +212,20 @@ def _int(s):
         return int(s.strip())
     except ValueError:
         return 0
+
+
+def cpu_seconds(folder: str, v2: bool) -> Optional[float]:
+    """CPU seconds a cgroup folder has counted: ``cpu.stat``'s ``usage_usec`` on v2, ``cpuacct.usage``
+    (nanoseconds) on v1's cpuacct hierarchy; None when the file cannot be read or holds no count.
+    An execution's own folder (``Cgroup.cpu_s``) and a container's root (``container_usage.Meter``)."""
+    try:
+        if v2:
+            usec = _kv(read_file(os.path.join(folder, "cpu.stat"))).get("usage_usec")
+            return usec / 1e6 if usec is not None else None
+        ns = read_file(os.path.join(folder, "cpuacct.usage")).strip()
+        return int(ns) / 1e9 if ns else None
+    except (OSError, ValueError):
+        return None
 
 
 def _kv(s):
