@@ -24,7 +24,8 @@ This module holds the model's fields and the choice of layout; the rest is in on
   the statement's ranges;
 * ``input_caps.py``      - how large a generated input may grow;
 * ``ordered_columns.py`` - row columns kept in order (``a <= b``);
-* ``smodel_fit.py``      - names, ranges and bounds between values, read from the statement;
+* ``smodel_fit.py``      - names, ranges and bounds between values, read from the statement, and
+  ``admits``: does an input from elsewhere keep to those ranges;
 * ``smodel_draw.py``     - an input of each family, drawn within all of that;
 * ``smodel_mutate.py``   - the ``mutation`` family: a sample changed within its layout.
 """

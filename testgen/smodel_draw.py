@@ -17,7 +17,6 @@ from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, gr
 from .relations import apply_fixed_bounds, bound_column, fit_length
 from .slot import Slot
 from .structures import edge_shape, graph_edges, stress_graph_nodes, tree_edges
-from .tokens import token_kind, tokenize
 
 
 class Drawing:
@@ -50,24 +49,6 @@ class Drawing:
                     note = "shape:points-%s-%d" % line_plan(i)
                 out.append((s, note))
         return out
-
-    def admits(self, stdin: str) -> bool:
-        r"""False when a value on the input's first lines (a ``fixed`` layout's lines, or the header
-        of a counted or list one) lies outside the range the statement states of it by name. An
-        input family that does not draw from this model (a validator's grammar, looser than the
-        statement: ``INT(1,10^6)`` beside "$2 \le a,b \le 10^6$") is held to the statement's ranges
-        this way. Lines of another length than the layout's are not judged here."""
-        if self.shape not in ("fixed", "counted", "list"):
-            return True
-        for slots, toks in zip(self.lines, tokenize(stdin)):
-            if len(slots) != len(toks):
-                return True
-            for sl, tok in zip(slots, toks):
-                if not sl.stated or sl.kind not in ("int", "float") or token_kind(tok) not in ("int", "float"):
-                    continue
-                if not sl.lo <= float(tok) <= sl.hi:
-                    return False
-        return True
 
     def _corner_grid(self, rng: random.Random, n: int) -> list[str]:
         """The ``corner`` family of a ``fixed`` layout: ``corners.corner_rows``, each row put

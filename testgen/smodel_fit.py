@@ -1,5 +1,6 @@
 """How a stdin model fits its slots to the statement: names, stated ranges, and bounds between
-values (a header value that caps a column, a value that caps another)."""
+values (a header value that caps a column, a value that caps another); and whether an input from
+elsewhere (a validator's grammar) stays within those ranges (``admits``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Optional
 from .constraints import InputLine, Range, product_bounds, said_of
 from .relations import infer_fixed_bounds, infer_head_bounds
 from .slot import Slot, fit_slot, pick_count_range
-from .tokens import token_kind
+from .tokens import token_kind, tokenize
 
 
 class StatementFit:
@@ -135,3 +136,20 @@ class StatementFit:
             for sl in self.token_slots.values():
                 fit_slot(sl, ranges, alpha, is_count=False)
 
+    def admits(self, stdin: str) -> bool:
+        r"""False when a value on the input's first lines (a ``fixed`` layout's lines, or the header
+        of a counted or list one) lies outside the range the statement states of it by name. An
+        input family that does not draw from this model (a validator's grammar, looser than the
+        statement: ``INT(1,10^6)`` beside "$2 \le a,b \le 10^6$") is held to the statement's ranges
+        this way. Lines of another length than the layout's are not judged here."""
+        if self.shape not in ("fixed", "counted", "list"):
+            return True
+        for slots, toks in zip(self.lines, tokenize(stdin)):
+            if len(slots) != len(toks):
+                return True
+            for sl, tok in zip(slots, toks):
+                if not sl.stated or sl.kind not in ("int", "float") or token_kind(tok) not in ("int", "float"):
+                    continue
+                if not sl.lo <= float(tok) <= sl.hi:
+                    return False
+        return True
