@@ -26,6 +26,7 @@ import sys
 import time
 
 from . import kernel
+from .container_usage import Meter, is_zombie, oom_kills, uid_processes
 from .protocol import (
     F_BYTES, F_END, F_JOB, Facts, Job, Limits, frame, json_frame, read_frame, write_all,
 )
@@ -33,7 +34,6 @@ from .fetch import read_fetch
 from .protocol import FETCH_BYTES
 from .steps import credentials, safe_rel
 from .tree import files_from_job, read_tree, work_reply, write_tree
-from .container_usage import Meter, is_zombie, oom_kills, uid_processes
 
 ROOT = "/run/codetest"          # the server's own tmpfs (root-owned, 0755)
 CACHE = ROOT + "/cache"         # program directories by key (0711: no listing)
