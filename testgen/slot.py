@@ -121,14 +121,12 @@ class Slot:
         return int(x) if self.kind == "int" else round(x, self.decimals)
 
 
-
 def slots_from_rows(rows: list[list[str]]) -> list[Slot]:
     slots = [Slot(kind=k) for k in line_kinds(rows[0])]
     for r in rows:
         for sl, tok in zip(slots, r):
             sl.obs.append(parse_token(tok, sl.kind))
     return slots
-
 
 
 def fit_slot(sl: Slot, ranges: list[Range], alpha: Optional[str], is_count: bool) -> None:

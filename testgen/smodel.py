@@ -229,4 +229,3 @@ def try_repeat(toks: list[list[list[str]]]) -> Optional[StdioModel]:
     if not rows or not rows_uniform(rows) or any(not t for t in toks):
         return None
     return StdioModel(shape="repeat", row=slots_from_rows(rows))
-

@@ -11,10 +11,10 @@ from .corners import corner_rows
 from .distinct_rows import apply as apply_distinct
 from .input_caps import GRID_CELLS, MAX_INPUT_CHARS, MAX_INPUT_TOKENS
 from .lines import line_plan, put_on_lines
+from .relations import apply_fixed_bounds, bound_column, fit_length
 from .sections import draw_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
                      rows_within, stress_value)
-from .relations import apply_fixed_bounds, bound_column, fit_length
 from .slot import Slot
 from .structures import edge_shape, graph_edges, stress_graph_nodes, tree_edges
 
@@ -309,7 +309,6 @@ class Drawing:
         box = (int(x.lo), int(x.hi), int(y.lo), int(y.hi))
         return put_on_lines(rows, self.distinct.points, box, line_plan(i), rng)
 
-
     def _fixed_span(self, p: tuple[int, int]) -> tuple[int, int]:
         sl = self.lines[p[0]][p[1]]
         return int(sl.lo), int(sl.hi)
@@ -334,4 +333,3 @@ class Drawing:
             for r, v in zip(rows, capped):
                 r[b.col] = v
         return True
-

@@ -37,4 +37,3 @@ def parse_token(tok: str, kind: str) -> Any:
 
 def line_kinds(line: list[str]) -> tuple[str, ...]:
     return tuple(token_kind(t) for t in line)
-
