@@ -41,7 +41,7 @@ from .section_relations import (
     keep_equations, keep_head_bounds, rise, rising,
 )
 from .shapes import draw_count, row_chars, row_order, rows_within, stress_step
-from .slot import Slot, fit_slot
+from .slot import Slot, fit_slot, slots_from_rows
 from .structures import Structure, detect, edge_shape, graph_edges, stress_graph_nodes, tree_edges
 from .tokens import line_kinds, parse_token
 
@@ -288,22 +288,14 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
     splits = [_split(t, specs) for t in toks]
     parts: list[Section] = []
     for k, sp in enumerate(specs):
-        if sp[0] == "line":
-            slots = [Slot(kind=kd) for kd in sp[1]]
-            for s in splits:
-                for sl, tok in zip(slots, s[k][0]):
-                    sl.obs.append(parse_token(tok, sl.kind))
-            parts.append(Section("line", slots))
+        if sp[0] == "line":  # every sample's line has the spec's kinds (``parse``)
+            parts.append(Section("line", slots_from_rows([s[k][0] for s in splits])))
         elif sp[0] == "list":
             el = Slot(kind=sp[2], obs=[parse_token(x, sp[2]) for s in splits for x in s[k][0]])
             parts.append(Section("list", [el], ref=sp[1]))
-        else:
-            slots = [Slot(kind=kd) for kd in sp[3]]
-            for s in splits:
-                for r in s[k]:
-                    for sl, tok in zip(slots, r):
-                        sl.obs.append(parse_token(tok, sl.kind))
-            parts.append(Section("rows", slots, ref=sp[1], offset=sp[2]))
+        else:  # every row of every sample has the spec's kinds, and some sample has a row (``parse``)
+            parts.append(Section("rows", slots_from_rows([r for s in splits for r in s[k]]), ref=sp[1],
+                                 offset=sp[2]))
     if confirmed:
         _name(parts, input_lines(statement))
     else:

@@ -9,7 +9,7 @@ from typing import Optional
 from .constraints import InputLine, Range, product_bounds, said_of
 from .relations import infer_fixed_bounds, infer_head_bounds
 from .slot import Slot, fit_slot, pick_count_range
-from .tokens import token_kind, tokenize
+from .tokens import parse_token, token_kind, tokenize
 
 
 class StatementFit:
@@ -132,7 +132,7 @@ class StatementFit:
                     for tok in ln:
                         k = token_kind(tok)
                         sl = self.token_slots.setdefault(k, Slot(kind=k))
-                        sl.obs.append(tok if k == "word" else (int(tok) if k == "int" else float(tok)))
+                        sl.obs.append(parse_token(tok, k))
             for sl in self.token_slots.values():
                 fit_slot(sl, ranges, alpha, is_count=False)
 
