@@ -18,6 +18,7 @@ from .kernel import read_file, write_file
 
 SLOT_REUSED = "run"  # v1 pids and cpuacct: one folder per slot (counters reset or zero)
 FRESH_CONTROLLERS = ("memory", "unified")  # a fresh folder per execution
+CPU_POLL_S = 0.02  # how often a supervisor samples a cgroup's CPU counter (``cpu_seconds``): one small read
 
 
 class Cgroup:
@@ -141,7 +142,7 @@ class CpuMeter:
     backstop, the limit rounded down plus a second (2 s of CPU for a 1 s limit). Memory is
     bounded by the cgroup's own limit (the kernel's OOM kill), so it is not sampled."""
 
-    cpu_poll_s = 0.02
+    cpu_poll_s = CPU_POLL_S
 
     def __init__(self, cg: Cgroup):
         self.cg = cg

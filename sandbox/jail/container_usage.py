@@ -82,7 +82,7 @@ class Meter:
             self.cpu_kind = "cgroup1"
         elif os.path.exists("/sys/fs/cgroup/cpu.stat"):
             self.cpu_kind = "cgroup2"
-        self.cpu_poll_s = 0.02 if self.cpu_kind != "proc" else 0.05
+        self.cpu_poll_s = cgroup.CPU_POLL_S if self.cpu_kind != "proc" else 0.05
         self.mem_base = 0
         self.self_base = 0
         self.cpu_base = 0.0
