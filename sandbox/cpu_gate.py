@@ -155,8 +155,12 @@ def cpu_gate_for(runnable_per_core: float,
     backend that cannot say how much CPU its executions use (Docker: one slot per core anyway)."""
     if runnable_per_core <= 0 or slots_cpu_s is None:
         return None
+    return CpuGate(usable_cores(), slots_cpu_s, runnable_per_core)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return CpuGate(cores, slots_cpu_s, runnable_per_core)
+        return os.cpu_count() or 1

@@ -21,7 +21,7 @@ from .backend_factory import make_backend
 from .backends.base import Deadline, ExecResult, ExecSpec
 from .cache import CompileCache
 from .config import SandboxConfig
-from .cpu_gate import cpu_gate_for
+from .cpu_gate import cpu_gate_for, usable_cores
 from .errors import DeadlinePassed, SandboxUnavailable, Saturated, ToolchainMissing
 from .isolation_gate import health_report, refuse_unless_isolated
 from .judge import Job
@@ -31,6 +31,7 @@ from .output_budget import OutputBudget
 from .ownership import claim, remove_unowned
 from .programs import Compiler, Program
 from .scheduler import FairScheduler
+from .young_cap import young_cap_for
 
 
 class Sandbox:
@@ -58,7 +59,8 @@ class Sandbox:
             # versions are what /healthz reports and what compiled programs are cached under.
             self.toolchains = self.backend.toolchains()
         self.scheduler = FairScheduler(self.backend.slots, gate=cpu_gate_for(
-            self.config.runnable_per_core, getattr(self.backend, "slots_cpu_s", None)))
+            self.config.runnable_per_core, getattr(self.backend, "slots_cpu_s", None)),
+            young_cap=young_cap_for(self.config.young_per_core, self.config.young_ms, usable_cores()))
         self.output_budget = OutputBudget(self.config.total_output_mb << 20, self.config.job_output_mb << 20)
         self._ids = itertools.count()
         self._closed = False
@@ -81,6 +83,8 @@ class Sandbox:
         report["libraries"] = self.libraries()
         gate = self.scheduler.gate
         report["cpu_gate"] = gate.describe() if gate is not None else None
+        cap = self.scheduler.young_cap
+        report["young_cap"] = cap.describe() if cap is not None else None
         if hasattr(self.backend, "toolchains"):
             report["host_languages"] = {n: tc.version for n, tc in sorted(detect_toolchains().items())}
         return report

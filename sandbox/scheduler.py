@@ -5,9 +5,10 @@ inner one a program inside it. Workers take turns over outer keys, and within an
 key over inner keys, so a batch of a thousand programs cannot starve a request of one,
 and one program's hundred tests cannot starve its neighbours in a batch.
 
-A worker starts its next execution only when the ``CpuGate`` (``cpu_gate.py``) admits one
-more: many slots let sleepers overlap, the gate keeps CPU-bound programs from all sharing the
-cores at once.
+A worker starts its next execution only when the ``YoungCap`` (``young_cap.py``) has room (so
+quick programs run a few at a time, not all at once) and the ``CpuGate`` (``cpu_gate.py``, off by
+default) admits one more: many slots let sleepers overlap, the gate keeps CPU-bound programs from
+all sharing the cores at once.
 """
 
 from __future__ import annotations
@@ -19,15 +20,19 @@ from concurrent.futures import Future
 from typing import Any, Callable, Hashable, Optional
 
 from .cpu_gate import POLL_S, CpuGate
+from .young_cap import YoungCap
 
 log = logging.getLogger("codetest.scheduler")
 
 
 class FairScheduler:
-    def __init__(self, workers: int, name: str = "codetest-worker", gate: Optional[CpuGate] = None):
+    def __init__(self, workers: int, name: str = "codetest-worker", gate: Optional[CpuGate] = None,
+                 young_cap: Optional[YoungCap] = None):
         self._cv = threading.Condition()
         self._gate = gate
-        self._gate_watched = False  # one idle worker re-reads a closed gate; the rest sleep
+        self._young_cap = young_cap
+        self._cap_wait_s: Optional[float] = None  # a full cap: when its oldest young one ages out
+        self._gate_watched = False  # one idle worker re-reads a closed gate or a full cap; the rest sleep
         self._queues: "OrderedDict[Hashable, OrderedDict[Hashable, deque]]" = OrderedDict()
         self._pending = 0
         self._running = 0
@@ -43,7 +48,8 @@ class FairScheduler:
                 raise RuntimeError("scheduler is closed")
             self._queues.setdefault(outer, OrderedDict()).setdefault(inner, deque()).append((fn, fut))
             self._pending += 1
-            self._cv.notify()
+            if not self._cap_watched():
+                self._cv.notify()
         return fut
 
     def cancel(self, outer: Hashable, inner: Hashable = None) -> int:
@@ -70,6 +76,10 @@ class FairScheduler:
         return self._gate
 
     @property
+    def young_cap(self) -> Optional[YoungCap]:
+        return self._young_cap
+
+    @property
     def running(self) -> int:
         return self._running
 
@@ -89,8 +99,13 @@ class FairScheduler:
 
     def _may_start(self) -> Optional[int]:
         """A gate ticket (0 where there is no gate) if the next execution may start, else None."""
+        self._cap_wait_s = None
         if not self._queues:
             return None
+        if self._young_cap is not None:
+            self._cap_wait_s = self._young_cap.wait_s()
+            if self._cap_wait_s is not None:
+                return None
         if self._gate is None:
             return 0
         try:
@@ -99,15 +114,20 @@ class FairScheduler:
             log.exception("the CPU gate failed; starting the execution")
             return 0
 
+    def _cap_watched(self) -> bool:
+        """The cap is full and a worker already waits for its oldest young execution to age out
+        (waking another would only send it back to sleep)."""
+        return self._gate_watched and self._young_cap is not None and self._young_cap.wait_s() is not None
+
     def _loop(self) -> None:
         while True:
             with self._cv:
                 ticket = None
                 while not self._closed and (ticket := self._may_start()) is None:
-                    if self._queues and not self._gate_watched:  # work waits at a closed gate
+                    if self._queues and not self._gate_watched:  # work waits at a closed gate or a full cap
                         self._gate_watched = True
                         try:
-                            self._cv.wait(POLL_S)
+                            self._cv.wait(POLL_S if self._cap_wait_s is None else max(self._cap_wait_s, 0.0005))
                         finally:
                             self._gate_watched = False
                     else:
@@ -116,8 +136,9 @@ class FairScheduler:
                     return
                 fn, fut = self._take()
                 self._running += 1
-                if self._queues and self._gate is not None:
-                    self._cv.notify()  # the next in line checks the gate for itself
+                young = self._young_cap.start() if self._young_cap is not None else 0
+                if self._queues and (self._gate is not None or self._young_cap is not None) and not self._cap_watched():
+                    self._cv.notify()  # the next in line checks the gate and the cap for itself
             try:
                 if fut.set_running_or_notify_cancel():
                     try:
@@ -129,8 +150,9 @@ class FairScheduler:
                     self._running -= 1
                     if ticket and self._gate is not None:
                         self._gate.ended(ticket)
-                    if self._queues:
-                        self._cv.notify()  # a slot's worth of room, perhaps past the gate
+                    if young:
+                        self._young_cap.ended(young)
+                # No one else is woken for the room this leaves: this worker takes the next itself.
 
     def close(self) -> None:
         with self._cv:

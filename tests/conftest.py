@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
+import time
 
 import pytest
 
@@ -61,6 +63,21 @@ def run_code(sandbox):
     return go
 
 
+def assert_quick_program_passes_sleepers(sb: Sandbox, sleepers: int) -> None:
+    """Start ``sleepers`` programs that sleep 6 s, then judge a quick one: AC while they sleep
+    (it did not wait for them to end)."""
+    sleeper = RunRequest(language="python", code="import time\ntime.sleep(6)\n", limits=Limits(time_s=1, wall_time_s=8))
+    quick = RunRequest(language="python", code="print(1)\n", tests=[TestCase(stdin="", expected_stdout="1\n")])
+    threads = [threading.Thread(target=sb.run, args=(sleeper,)) for _ in range(sleepers)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)  # all started, and asleep
+    assert sb.run(quick).verdict.value == "AC"
+    assert any(t.is_alive() for t in threads), "the quick program waited for the sleepers to end"
+    for t in threads:
+        t.join(timeout=30)
+
+
 def jail_uids(sb: Sandbox) -> range:
     return range(sb.config.uid_base, sb.config.uid_base + sb.backend.slots)
 
@@ -90,7 +107,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))

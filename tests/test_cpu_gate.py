@@ -10,10 +10,10 @@ import tempfile
 import threading
 import time
 
-from sandbox import Limits, RunRequest, Sandbox, TestCase
+from sandbox import Sandbox
 from sandbox.cpu_gate import SAMPLE_S, CpuGate, runnable_tasks
 from sandbox.scheduler import FairScheduler
-from conftest import make_config
+from conftest import assert_quick_program_passes_sleepers, make_config
 
 
 def loadavg(tmp_path, runnable: int, name: str = "loadavg") -> str:
@@ -135,17 +135,7 @@ def test_sleeping_programs_never_hold_the_gate():
     sb = Sandbox(cfg)
     try:
         assert sb.health()["cpu_gate"]["floor"] >= 2, "the gate is on"
-        sleeper = RunRequest(language="python", code="import time\ntime.sleep(6)\n", limits=Limits(time_s=1, wall_time_s=8))
-        quick = RunRequest(language="python", code="print(1)\n", tests=[TestCase(stdin="", expected_stdout="1\n")])
-        sleepers = [threading.Thread(target=sb.run, args=(sleeper,)) for _ in range(sb.scheduler.gate.floor + 4)]
-        for t in sleepers:
-            t.start()
-        time.sleep(1.5)  # all asleep, above the gate's floor
-        result = sb.run(quick)
-        assert result.verdict.value == "AC"
-        assert any(t.is_alive() for t in sleepers), "the quick program waited for the sleepers to end"
-        for t in sleepers:
-            t.join(timeout=30)
+        assert_quick_program_passes_sleepers(sb, sb.scheduler.gate.floor + 4)
     finally:
         sb.close()
         shutil.rmtree(state, ignore_errors=True)

@@ -183,7 +183,8 @@ class NativeBackend:
                                   if self.rlimits else "disabled by the operator"}
         self.layers["gvisor"] = {"active": False, "detail": "not applicable to the native backend"}
         self._toolchain_binds = toolchain_binds
-        self._free: "queue.Queue[SlotProcess]" = queue.Queue()
+        # Last freed, first taken: the slots in use stay the few whose processes the caches hold.
+        self._free: "queue.LifoQueue[SlotProcess]" = queue.LifoQueue()
         self._all: list[SlotProcess] = []
         self._lock = threading.Lock()
         self._start_slots()
