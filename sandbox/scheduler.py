@@ -32,7 +32,7 @@ class FairScheduler:
         self._gate = gate
         self._young_cap = young_cap
         self._cap_wait_s: Optional[float] = None  # a full cap: when its oldest young one ages out
-        self._gate_watched = False  # one idle worker re-reads a closed gate or a full cap; the rest sleep
+        self._watcher_waiting = False  # one idle worker re-reads a closed gate or a full cap; the rest sleep
         self._queues: "OrderedDict[Hashable, OrderedDict[Hashable, deque]]" = OrderedDict()
         self._pending = 0
         self._running = 0
@@ -117,19 +117,19 @@ class FairScheduler:
     def _cap_watched(self) -> bool:
         """The cap is full and a worker already waits for its oldest young execution to age out
         (waking another would only send it back to sleep)."""
-        return self._gate_watched and self._young_cap is not None and self._young_cap.wait_s() is not None
+        return self._watcher_waiting and self._young_cap is not None and self._young_cap.wait_s() is not None
 
     def _loop(self) -> None:
         while True:
             with self._cv:
                 ticket = None
                 while not self._closed and (ticket := self._may_start()) is None:
-                    if self._queues and not self._gate_watched:  # work waits at a closed gate or a full cap
-                        self._gate_watched = True
+                    if self._queues and not self._watcher_waiting:  # work waits at a closed gate or a full cap
+                        self._watcher_waiting = True
                         try:
                             self._cv.wait(POLL_S if self._cap_wait_s is None else max(self._cap_wait_s, 0.0005))
                         finally:
-                            self._gate_watched = False
+                            self._watcher_waiting = False
                     else:
                         self._cv.wait()
                 if self._closed and not self._queues:

@@ -64,4 +64,4 @@ def young_cap_for(per_core: float, young_ms: float, cores: int) -> Optional[Youn
     """The cap for this machine's cores, or None where switched off (either setting 0)."""
     if per_core <= 0 or young_ms <= 0:
         return None
-    return YoungCap(max(1, round(per_core * max(1, cores))), young_ms / 1000.0)
+    return YoungCap(round(per_core * max(1, cores)), young_ms / 1000.0)  # at least 1: YoungCap
