@@ -34,16 +34,23 @@ def make_config(backend: str, state_dir: str, **kw) -> SandboxConfig:
     return cfg
 
 
+def skip_without_engine(backend: str) -> None:
+    """Skip the test when ``backend`` is a Docker one and no Docker engine answers here (the
+    docker suites are CI's job: it always has one, ``scripts/setup.sh --docker``)."""
+    if not backend.startswith("docker"):
+        return
+    docker = pytest.importorskip("docker")
+    try:
+        docker.from_env().ping()
+    except Exception as e:
+        pytest.skip(f"no Docker engine reachable: {e}")
+
+
 @pytest.fixture(scope="session", params=BACKENDS)
 def sandbox(request):
     state = tempfile.mkdtemp(prefix="codetest-test-")
     backend = request.param
-    if backend.startswith("docker"):
-        docker = pytest.importorskip("docker")
-        try:
-            docker.from_env().ping()
-        except Exception as e:  # no engine here: the docker suite is CI's job
-            pytest.skip(f"no Docker engine reachable: {e}")
+    skip_without_engine(backend)
     sb = Sandbox(make_config(backend, state))
     yield sb
     sb.close()
@@ -131,13 +138,8 @@ def counter_total(metrics_text: str, name: str, unless: str = "") -> float:
 
 def fresh_sandbox(backend: str, **kw) -> tuple[Sandbox, str]:
     """A sandbox of its own (own state dir) for tests that need a special configuration; close it."""
+    skip_without_engine(backend)
     state = tempfile.mkdtemp(prefix="codetest-test-")
-    if backend.startswith("docker"):
-        docker = pytest.importorskip("docker")
-        try:
-            docker.from_env().ping()
-        except Exception as e:
-            pytest.skip(f"no Docker engine reachable: {e}")
     slots = kw.pop("slots", 2)
     cfg = make_config(backend, state, **kw)
     cfg.slots = slots
@@ -306,12 +308,7 @@ def service_process(backend: str, *, slots: int = 2, uid_offset: int = 0, extra_
     """``codetest serve`` (a real uvicorn) on 127.0.0.1 as a child process: yields (url, Popen)."""
     import httpx
 
-    if backend.startswith("docker"):
-        docker = pytest.importorskip("docker")
-        try:
-            docker.from_env().ping()
-        except Exception as e:
-            pytest.skip(f"no Docker engine reachable: {e}")
+    skip_without_engine(backend)
     name, _, runtime = backend.partition(":")
     state = tempfile.mkdtemp(prefix="codetest-svc-")
     env = dict(os.environ, CODETEST_STATE_DIR=state, CODETEST_UID_BASE=str(UID_BASE + 4 + uid_offset))

@@ -21,7 +21,7 @@ import threading
 import pytest
 
 from sandbox import Limits, RunRequest, Sandbox, TestCase, Verdict
-from conftest import BACKENDS, REPO, UID_BASE, make_config
+from conftest import BACKENDS, REPO, UID_BASE, make_config, skip_without_engine
 
 WORK = "import time\nx = input()\ntime.sleep(0.05)\nprint(x)\n"
 
@@ -81,12 +81,7 @@ def _run_host_instance(backend: str, state: str, uid_base: int, seconds: float, 
 def test_instances_in_different_pid_namespaces_do_not_break_each_other(backend):
     if os.geteuid() != 0 or not shutil.which("unshare"):
         pytest.skip("needs root and unshare(1) for a PID namespace")
-    if backend.startswith("docker"):
-        docker = pytest.importorskip("docker")
-        try:
-            docker.from_env().ping()
-        except Exception as e:
-            pytest.skip(f"no Docker engine reachable: {e}")
+    skip_without_engine(backend)
     name, _, runtime = backend.partition(":")
     state = tempfile.mkdtemp(prefix="codetest-inst-")
     try:
