@@ -121,10 +121,13 @@ class IntSpec(Spec):
 
 
 # The largest prime below 5 * 10^7, for a divisor problem whose statement states no maximum. On
-# this project's 2-vCPU machine (CPython 3.11) trial division up to n takes 5.6 s of CPU on it,
+# this project's 2-vCPU machine (CPython 3.11) trial division up to n took 5.6 s of CPU on it,
 # past the default 3 s limit; up to its square root well under a millisecond; up to n / 4 (odd
 # numbers to n / 2, which HumanEval+ labels correct: it passes the plus input 123456791 within
-# 3 s) 1.7 s. 999999937 would fail that last one too.
+# 3 s) 1.7 s. 999999937 would fail that last one too. Which side of the limit a loop up to n
+# falls on depends on the machine and on the loop: on 2026-11-30 HumanEval/25's four programs
+# that divide up to n ran it in 1.5-1.6 s of CPU, within the limit (docs/testgen.md, "Where it
+# stands").
 DIVISOR_STRESS_PRIME = 49_999_991
 
 
