@@ -110,10 +110,9 @@ class SandboxConfig:
                                                                  non_negative(float), 0.0))
     # The young-execution cap (young_cap.py): an execution starts only while fewer than this
     # many per core that started less than young_ms ago still run, so quick programs run a few
-    # at a time instead of all sharing the cores (W1 through /run_code at 32 in flight: 1/1.37 of
-    # the floor's CPU per execution before, 1/1.56 with it, docs/bench.md), and one that runs
-    # longer no longer counts, so nothing waits long behind sleepers or loops. 0 in either
-    # switches it off.
+    # at a time instead of all sharing the cores (measured in docs/api.md, "Admission and load"),
+    # and one that runs longer no longer counts, so nothing waits long behind sleepers or loops.
+    # 0 in either switches it off.
     young_per_core: float = field(default_factory=lambda: env("CODETEST_YOUNG_PER_CORE", non_negative(float), 3.0))
     young_ms: float = field(default_factory=lambda: env("CODETEST_YOUNG_MS", non_negative(float), 50.0))
     # Compile cache and scratch space live here.

@@ -5,9 +5,8 @@ The service runs many slots per core (``slots_per_core``) so that programs which
 until their limit do not keep quick ones waiting. But when every slot is busy with quick
 programs (a trainer's usual load: tests of a few milliseconds each, 32 or more requests in
 flight), all of them share the cores at once, and each execution costs more CPU: the kernel
-switches between dozens of forked interpreters, none of whose memory stays in the caches. W1
-through ``/run_code`` at 32 in flight used 1/1.37 of the floor's CPU per execution with every
-request running at once, and 1/1.56 with at most 6 young ones on 2 cores (docs/bench.md).
+switches between dozens of forked interpreters, none of whose memory stays in the caches
+(measured in docs/bench.md, "Quick programs a few at a time").
 
 So an execution may start only while fewer than ``most`` executions that started less than
 ``young_s`` ago are still running. One that has run longer no longer counts: it sleeps, or it

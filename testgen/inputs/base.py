@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from random import Random
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -20,16 +20,16 @@ MAX_REGULAR_LEN = 40
 class Spec:
     """A type with a value domain."""
 
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         raise NotImplementedError
 
     def boundary(self) -> list[Any]:
         return []
 
-    def special(self, rng: random.Random) -> list[Any]:
+    def special(self, rng: Random) -> list[Any]:
         return []
 
-    def stress(self, rng: random.Random) -> list[Any]:
+    def stress(self, rng: Random) -> list[Any]:
         return []
 
     def stress_shapes(self) -> dict[str, Any]:
@@ -37,10 +37,10 @@ class Spec:
         stress input noted ``shape:NAME-argI``, which selection keeps whatever its size."""
         return {}
 
-    def mutate(self, value: Any, rng: random.Random) -> Any:
+    def mutate(self, value: Any, rng: Random) -> Any:
         return self.random(rng)
 
-    def widen(self, value: Any, rng: random.Random) -> list[Any]:
+    def widen(self, value: Any, rng: Random) -> list[Any]:
         """Values just outside what the seeds showed (negative where all were >= 0, empty where
         none was empty), derived from a seed value. Gold agreement decides if they are fair."""
         return []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from random import Random
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,13 +11,13 @@ from .base import Spec
 
 @dataclass
 class BoolSpec(Spec):
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         return rng.random() < 0.5
 
     def boundary(self) -> list[Any]:
         return [True, False]
 
-    def mutate(self, value: Any, rng: random.Random) -> Any:
+    def mutate(self, value: Any, rng: Random) -> Any:
         return not value
 
     def accepts(self, value: Any) -> bool:

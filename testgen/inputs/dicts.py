@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from random import Random
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +16,7 @@ class DictSpec(Spec):
     min_len: int
     max_len: int
 
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         n = rng.randint(self.min_len, max(self.min_len, min(self.max_len, 8 if not big else 500)))
         out: dict[Any, Any] = {}
         for _ in range(n * 2):
@@ -30,7 +30,7 @@ class DictSpec(Spec):
         out: list[Any] = [{}] if self.min_len == 0 else []
         return out
 
-    def mutate(self, value: Any, rng: random.Random) -> Any:
+    def mutate(self, value: Any, rng: Random) -> Any:
         if not isinstance(value, dict):
             return self.random(rng)
         d = dict(value)

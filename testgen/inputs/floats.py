@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from random import Random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +36,7 @@ class FloatSpec(Spec):
     def _r(self, v: float) -> float:
         return round(max(self.lo, min(self.hi, v)), self.decimals)
 
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         if big:
             return self._r(rng.uniform(self.lo, self.hi * 10))
         if self.obs and rng.random() < 0.5:
@@ -48,14 +48,14 @@ class FloatSpec(Spec):
         out = [self.lo, self.hi, 0.0, 1.0, -1.0, 0.5, -0.5]
         return [v for v in dict.fromkeys(out) if self.lo <= v <= self.hi]
 
-    def special(self, rng: random.Random) -> list[Any]:
+    def special(self, rng: Random) -> list[Any]:
         out = [0.1, 0.25, 1e-3, 2.0, 1024.0, 3.5, -2.5]
         return [v for v in out if self.lo <= v <= self.hi]
 
-    def stress(self, rng: random.Random) -> list[Any]:
+    def stress(self, rng: Random) -> list[Any]:
         return [self._r(self.hi * 100), 1e6]
 
-    def mutate(self, value: Any, rng: random.Random) -> Any:
+    def mutate(self, value: Any, rng: Random) -> Any:
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return self.random(rng)
         op = rng.randrange(5)
@@ -71,7 +71,7 @@ class FloatSpec(Spec):
             v = self.random(rng)
         return self._r(v)
 
-    def widen(self, value: Any, rng: random.Random) -> list[Any]:
+    def widen(self, value: Any, rng: Random) -> list[Any]:
         if self.lo >= 0 and not self.lo_stated and isinstance(value, (int, float)) and not isinstance(value, bool):
             return [-value if value else -1.0]
         return []

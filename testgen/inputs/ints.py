@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from random import Random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +43,7 @@ class IntSpec(Spec):
     def clamp(self, v: int) -> int:
         return max(self.lo, min(self.hi, v))
 
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         if big:
             top = self.hi if self.stated else (self.hi * 4 if self.hi > 0 else self.hi)
             return rng.randint(self.lo, max(self.lo, top))
@@ -60,13 +60,13 @@ class IntSpec(Spec):
         out = [self.lo, self.lo + 1, self.hi, self.hi - 1, 0, 1, -1, 2]
         return [v for v in dict.fromkeys(out) if self.lo <= v <= self.hi]
 
-    def special(self, rng: random.Random) -> list[Any]:
+    def special(self, rng: Random) -> list[Any]:
         out = [1 << k for k in range(0, 31, 3)] + [(1 << k) - 1 for k in (4, 8, 16)]
         out += [p for p in (7, 11, 13, 97, 101, 997)] + [k * k for k in (3, 10, 31)]
         out += [-v for v in out]
         return [v for v in dict.fromkeys(out) if self.lo <= v <= self.hi]
 
-    def stress(self, rng: random.Random) -> list[Any]:
+    def stress(self, rng: Random) -> list[Any]:
         if self.stated:
             return [self.hi, rng.randint(max(self.lo, self.hi // 2), self.hi)]
         top = max(self.hi * 10, 1000)
@@ -84,7 +84,7 @@ class IntSpec(Spec):
         p = largest_prime_at_most(self.hi) if self.stated else DIVISOR_STRESS_PRIME
         return {"prime": p} if p is not None and p >= self.lo else {}
 
-    def mutate(self, value: Any, rng: random.Random) -> Any:
+    def mutate(self, value: Any, rng: Random) -> Any:
         if not isinstance(value, int) or isinstance(value, bool):
             return self.random(rng)
         op = rng.randrange(7)
@@ -104,7 +104,7 @@ class IntSpec(Spec):
             v = self.random(rng)
         return self.clamp(v)
 
-    def widen(self, value: Any, rng: random.Random) -> list[Any]:
+    def widen(self, value: Any, rng: Random) -> list[Any]:
         out: list[Any] = []
         if self.lo >= 0 and not self.lo_stated and isinstance(value, int) and not isinstance(value, bool):
             out += [-value if value else -1, -1]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from random import Random
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -20,24 +20,24 @@ class ListSpec(Spec):
     permutation: Optional[int] = None  # every seed is a permutation of base..base+n-1: so is every value
     min_len_stated: bool = False  # min_len comes from the statement ("non-empty"): widen keeps it
 
-    def _perm(self, rng: random.Random, n: int) -> list[int]:
+    def _perm(self, rng: Random, n: int) -> list[int]:
         v = list(range(self.permutation or 0, (self.permutation or 0) + n))
         rng.shuffle(v)
         return v
 
-    def _n(self, rng: random.Random, big: bool) -> int:
+    def _n(self, rng: Random, big: bool) -> int:
         if big:
             top = max(self.min_len, self.stress_len)
             return rng.randint(max(self.min_len, top // 2), top)
         return rng.randint(self.min_len, max(self.min_len, min(self.max_len, MAX_REGULAR_LEN)))
 
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         if self.permutation is not None:
             return self._perm(rng, self._n(rng, big))
         return [self.elem.random(rng) for _ in range(self._n(rng, big))]
 
     def boundary(self) -> list[Any]:
-        rng = random.Random(0)
+        rng = Random(0)
         out: list[Any] = []
         if self.permutation is not None:
             b = self.permutation
@@ -53,7 +53,7 @@ class ListSpec(Spec):
             out.append([self.elem.random(rng)])
         return [v for v in out if len(v) >= self.min_len]
 
-    def special(self, rng: random.Random) -> list[Any]:
+    def special(self, rng: Random) -> list[Any]:
         n = max(self.min_len, min(12, self.max_len))
         if self.permutation is not None:
             ident = list(range(self.permutation, self.permutation + n))
@@ -83,7 +83,7 @@ class ListSpec(Spec):
             pass
         return [v for v in out if len(v) >= self.min_len]
 
-    def stress(self, rng: random.Random) -> list[Any]:
+    def stress(self, rng: Random) -> list[Any]:
         if self.permutation is not None:
             big = self.random(rng, big=True)
             return [big, sorted(big), sorted(big, reverse=True)]
@@ -97,7 +97,7 @@ class ListSpec(Spec):
             out.append([big[0]] * len(big))
         return out
 
-    def mutate(self, value: Any, rng: random.Random) -> Any:
+    def mutate(self, value: Any, rng: Random) -> Any:
         if not isinstance(value, list):
             return self.random(rng)
         v = list(value)
@@ -138,7 +138,7 @@ class ListSpec(Spec):
                     v[i] = self.elem.mutate(v[i], rng)
         return v
 
-    def widen(self, value: Any, rng: random.Random) -> list[Any]:
+    def widen(self, value: Any, rng: Random) -> list[Any]:
         out: list[Any] = [] if self.empty() is None else [[]]
         if isinstance(value, list) and value:
             widened = [self.elem.widen(x, rng) for x in value]

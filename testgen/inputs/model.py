@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-import random
+from random import Random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +46,11 @@ class FunctionModel:
         return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds],
                    invariants=Invariants.mine(same, arity, statement), hints=hints)
 
-    def base(self, rng: random.Random) -> list[Any]:
+    def base(self, rng: Random) -> list[Any]:
         pool = [s for s in self.seeds if len(s) == self.arity]
         return list(rng.choice(pool)) if pool else [sp.random(rng) for sp in self.specs]
 
-    def fix(self, args: list[Any], rng: random.Random) -> list[Any]:
+    def fix(self, args: list[Any], rng: Random) -> list[Any]:
         """Bring generated arguments back inside the relations the seeds all satisfy."""
         return self.invariants.enforce(args, rng)
 

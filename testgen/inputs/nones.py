@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from random import Random
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +11,7 @@ from .base import Spec
 
 @dataclass
 class NoneSpec(Spec):
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         return None
 
     def accepts(self, value: Any) -> bool:

@@ -9,7 +9,7 @@ programs: the gold tolerates the odd shape, correct programs that unpack ``a, b 
 
 from __future__ import annotations
 
-import random
+from random import Random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -58,11 +58,11 @@ class RecordSpec(Spec):
     def _fix(self, rec: list[Any]) -> list[Any]:
         return sorted(rec) if self.ordered else rec
 
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         return self._fix([f.random(rng, big) for f in self.fields])
 
     def boundary(self) -> list[Any]:
-        rng = random.Random(0)
+        rng = Random(0)
         base = self.obs[0] if self.obs else [f.random(rng) for f in self.fields]
         out = []
         for i, f in enumerate(self.fields):
@@ -72,17 +72,17 @@ class RecordSpec(Spec):
                 out.append(self._fix(r))
         return out
 
-    def special(self, rng: random.Random) -> list[Any]:
+    def special(self, rng: Random) -> list[Any]:
         out = []
         if self.ordered and self.obs:
             v = self.obs[rng.randrange(len(self.obs))]
             out.append([v[0]] * len(v))  # a degenerate interval [a, a]
         return out
 
-    def stress(self, rng: random.Random) -> list[Any]:
+    def stress(self, rng: Random) -> list[Any]:
         return [self.random(rng, big=True)]
 
-    def mutate(self, value: Any, rng: random.Random) -> Any:
+    def mutate(self, value: Any, rng: Random) -> Any:
         if not self.accepts(value):
             return self.random(rng)
         r = list(value)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-import random
+from random import Random
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -80,7 +80,7 @@ class Invariants:
         """The arguments whose length argument ``i`` always shares, itself included."""
         return next((g for g in self.same_len if i in g), [i])
 
-    def enforce(self, args: list[Any], rng: random.Random) -> list[Any]:
+    def enforce(self, args: list[Any], rng: Random) -> list[Any]:
         args = list(args)
         for g in self.same_len:
             if not all(isinstance(args[i], (str, list)) for i in g):

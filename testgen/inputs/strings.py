@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from random import Random
 import string
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -67,10 +67,10 @@ class StrSpec(Spec):
                    token_alphabet=tok_alpha or string.ascii_lowercase, obs=list(dict.fromkeys(values)),
                    case_flip=bool(letters) and hints.case_stated, min_len_stated=hints.non_empty)
 
-    def _word(self, rng: random.Random, n: int) -> str:
+    def _word(self, rng: Random, n: int) -> str:
         return "".join(rng.choice(self.token_alphabet) for _ in range(n))
 
-    def random(self, rng: random.Random, big: bool = False) -> Any:
+    def random(self, rng: Random, big: bool = False) -> Any:
         if self.choices:
             return rng.choice(self.choices)
         n = rng.randint(self.min_len, self.max_len if not big else max(self.max_len, STRESS_STR // 4))
@@ -92,7 +92,7 @@ class StrSpec(Spec):
         out += [a[0], a[-1], a[0] * 2, a[0] + a[-1]]
         return [s for s in dict.fromkeys(out) if len(s) >= self.min_len]
 
-    def special(self, rng: random.Random) -> list[Any]:
+    def special(self, rng: Random) -> list[Any]:
         if self.choices:
             return []
         a = self.token_alphabet
@@ -107,7 +107,7 @@ class StrSpec(Spec):
             out += [s[::-1], s + s]
         return [s for s in dict.fromkeys(out) if len(s) >= self.min_len]
 
-    def stress(self, rng: random.Random) -> list[Any]:
+    def stress(self, rng: Random) -> list[Any]:
         if self.choices:
             return []
         s = self.random(rng, big=True)
@@ -115,7 +115,7 @@ class StrSpec(Spec):
         rep = (base + (self.sep or "")) * max(1, STRESS_STR // max(1, len(base) + 1))
         return [s, rep.rstrip(self.sep or "") if self.sep else rep]
 
-    def mutate(self, value: Any, rng: random.Random) -> Any:
+    def mutate(self, value: Any, rng: Random) -> Any:
         if not isinstance(value, str) or self.choices:
             return self.random(rng)
         s = value
@@ -157,7 +157,7 @@ class StrSpec(Spec):
             s = s + (self.sep or "") + o if o and rng.random() < 0.5 else self.random(rng)
         return s
 
-    def widen(self, value: Any, rng: random.Random) -> list[Any]:
+    def widen(self, value: Any, rng: Random) -> list[Any]:
         if self.choices:
             return []
         out: list[Any] = [] if self.empty() is None else [""]
