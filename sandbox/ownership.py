@@ -30,12 +30,17 @@ def claim(folder: str, mode: int = 0o700) -> int:
     ``remove_unowned`` may take it in that moment and remove it. So claim locks what the path
     names, checks that the path still names what it locked, and starts over while a sweep
     holds or removed it. A folder another live instance holds stays its own: BlockingIOError
-    after ``CLAIM_WITHIN_S``.
+    after ``CLAIM_WITHIN_S``. (Not ``os.makedirs(exist_ok=True)``: it raises FileExistsError
+    when a sweep removes the folder between its failed mkdir and its isdir check.)
     """
     end = time.monotonic() + CLAIM_WITHIN_S
     pause = 0.002
+    os.makedirs(os.path.dirname(folder), exist_ok=True)  # the parent, never swept
     while time.monotonic() < end:
-        os.makedirs(folder, mode=mode, exist_ok=True)
+        try:
+            os.mkdir(folder, mode)
+        except FileExistsError:
+            pass  # ours from an earlier try, or being swept: what open() finds decides
         try:
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except FileNotFoundError:

@@ -114,3 +114,32 @@ def test_a_claim_outlasts_a_slow_sweep_of_its_new_folder(tmp_path):
     finally:
         release.set()
         sweeper.join(10)
+
+
+def test_a_claim_survives_a_sweep_removing_its_folder_just_after_mkdir_found_it(tmp_path, monkeypatch):
+    """The narrowest window, made certain: the folder exists (an earlier try made it, a sweep holds
+    it), mkdir fails with EEXIST, and the sweep removes it before claim looks again. claim() then
+    raised FileExistsError out of ``os.makedirs(exist_ok=True)`` (1 claim in ~16000 under two
+    sweeps in CI); it must create the folder again and own it."""
+    top = tmp_path / "owners"
+    folder = top / "inst-0"
+    folder.mkdir(parents=True)
+    real_mkdir = os.mkdir
+    swept: list[str] = []
+
+    def mkdir_then_swept(path, mode=0o777, **kw):
+        try:
+            return real_mkdir(path, mode, **kw)
+        except FileExistsError:
+            if os.fspath(path) == str(folder) and not swept:
+                swept.append(os.fspath(path))
+                shutil.rmtree(path)  # the sweep, in the moment after mkdir saw the folder
+            raise
+
+    monkeypatch.setattr(os, "mkdir", mkdir_then_swept)
+    fd = claim(str(folder))
+    try:
+        assert swept == [str(folder)], "the window was never opened"
+        assert os.path.isdir(folder) and os.stat(folder).st_ino == os.fstat(fd).st_ino
+    finally:
+        os.close(fd)
