@@ -8,7 +8,9 @@ and encode return values in exactly the same way.
 
 * An entry ``Class.method`` runs with what LeetCode's Python 3 judge has in scope before the
   user's code (``List``, ``Optional``, ``collections``, ``heapq``, ``bisect``, ``math``, ...,
-  and the ``ListNode``/``TreeNode`` classes); each call gets a fresh ``Class()``. A plain
+  and the ``ListNode``/``TreeNode`` classes); each call gets a fresh ``Class()``. Module names
+  are bound after the star imports, so ``bisect.bisect_left`` and ``bisect_left`` both work
+  (``from bisect import *`` alone would leave ``bisect`` the function). A plain
   function gets nothing added: a HumanEval program that forgets ``import math`` stays wrong.
 * An argument whose annotation names ``ListNode`` is built from LeetCode's list encoding
   (``[1, 2, 3]``; ``[]`` is ``None``), one that names ``TreeNode`` from its level order
@@ -28,13 +30,13 @@ import re as _lc_re
 
 LC_PRELUDE = """\
 from typing import *
-import collections, heapq, bisect, math, itertools, functools, operator, string, re, random
 from collections import *
 from heapq import *
 from bisect import *
 from itertools import *
 from functools import *
 from math import inf
+import collections, heapq, bisect, math, itertools, functools, operator, string, re, random
 
 
 class ListNode:

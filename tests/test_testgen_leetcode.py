@@ -129,6 +129,16 @@ def test_method_entries_get_leetcode_imports_plain_functions_do_not(sandbox):
     assert verdicts == [Verdict.RE]
 
 
+def test_module_names_and_their_star_imports_are_both_in_scope(sandbox):
+    # LeetCode programs write ``bisect.bisect_left`` and ``bisect_left`` alike; ``from bisect
+    # import *`` after ``import bisect`` would leave ``bisect`` the function (AttributeError).
+    code = ("class Solution:\n    def f(self, a: List[int], t: int) -> int:\n"
+            "        assert bisect_left(a, t) == bisect.bisect_left(a, t)\n"
+            "        return bisect.bisect_left(a, t) + len(heapq.nsmallest(1, a)) + int(math.isqrt(4))\n")
+    verdicts, res = _run(sandbox, code, "Solution.f", [([[1, 3, 5, 6], 5], 5)])
+    assert verdicts == [Verdict.AC], res
+
+
 def test_testgen_harness_calls_the_same_way(sandbox):
     runner = LocalRunner(sandbox)
     inputs = [[[1, 2, 3]], [[]], [[4, 2, 7, 1, 3, 6, 9]]]
