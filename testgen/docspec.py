@@ -69,8 +69,10 @@ def _sentences(doc: str) -> list[str]:
 _LEN = r"(?:len\(\s*{n}\s*\)|{n}\.length|length of (?:the )?(?:{n}|array|list|string))"
 
 
-def arg_bounds(statement: str, entry_point: str) -> dict[str, Bound]:
-    names = arg_names(statement, entry_point)
+def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = None) -> dict[str, Bound]:
+    """Each parameter's bounds from the statement's sentences. ``names``: the parameters, where the
+    statement does not show the signature (they come from a solution's)."""
+    names = names if names is not None else arg_names(statement, entry_point)
     out: dict[str, Bound] = {n: Bound() for n in names}
     if not names:
         return out

@@ -359,7 +359,7 @@ def generate(problem_io: str, model: Any, seeds: list[dict[str, Any]], seed: int
         for c in fam(model, rng, getattr(budget, name)):
             if c.args is not None:
                 c.args = model.fix(c.args, rng)
-                if not size_ok(c.args):
+                if not size_ok(c.args) or not model.admits(c.args):
                     continue
             if c.stdin is not None and len(c.stdin) > MAX_INPUT_CHARS:
                 continue

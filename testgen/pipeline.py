@@ -139,7 +139,7 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     try:
         if problem.is_function:
             model = FunctionModel.infer([s["args"] for s in problem.seeds], problem.statement,
-                                        problem.entry_point or "")
+                                        problem.entry_point or "", problem.gold[0].code if problem.gold else "")
         else:
             model = StdioModel.infer([s["stdin"] for s in problem.seeds], problem.statement)
     except ValueError as e:

@@ -24,7 +24,10 @@ class FunctionModel:
     hints: Hints = field(default_factory=Hints)
 
     @classmethod
-    def infer(cls, seeds: list[list[Any]], statement: str = "", entry_point: str = "") -> "FunctionModel":
+    def infer(cls, seeds: list[list[Any]], statement: str = "", entry_point: str = "", solution: str = ""
+              ) -> "FunctionModel":
+        """``solution``: a gold's code, whose signature names the parameters when the statement
+        does not show one (its bounds still come from the statement alone)."""
         if not seeds:
             raise ValueError("no seed arguments to infer an input model from")
         arities: dict[int, int] = {}
@@ -38,8 +41,9 @@ class FunctionModel:
             from ..docspec import arg_bounds, arg_names
             from ..entry import function_name
 
-            names = arg_names(statement, function_name(entry_point))
-            bounds = arg_bounds(statement, function_name(entry_point))
+            fn = function_name(entry_point)
+            names = arg_names(statement, fn) or arg_names(solution, fn)
+            bounds = arg_bounds(statement, fn, names)
             for i, name in enumerate(names[:arity]):
                 if name in bounds:
                     apply_bound(specs[i], bounds[name], [s[i] for s in same])
@@ -53,6 +57,14 @@ class FunctionModel:
     def fix(self, args: list[Any], rng: Random) -> list[Any]:
         """Bring generated arguments back inside the relations the seeds all satisfy."""
         return self.invariants.enforce(args, rng)
+
+    def admits(self, args: list[Any]) -> bool:
+        """Do (fixed) arguments keep what the seeds show the statement guarantees? The int a
+        pair of values is made to sum to must also stay within its own argument's domain."""
+        g, promised = self.invariants.guarantees, self.invariants.promised
+        if promised and not promised.holds(args):
+            return False
+        return not g or (g.holds(args) and all(self.specs[j].accepts(args[j]) for _, j in g.one_pair_sum))
 
 
 def size_ok(value: Any, limit: int = 200_000) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from ..distinct_rows import says_distinct_values
+from .guarantees import Guarantees, Promised
 
 
 @dataclass
@@ -20,13 +21,18 @@ class Invariants:
     * ``sorted_args`` / ``distinct_args``: list arguments that are always sorted / duplicate-free
       (only when seeds show it on lists long enough for it to mean something);
     * ``distinct_fields``: (list arg, field) of a list of records whose field never repeats
-      within a list ("All ages are different" of ``[gender, age]`` pairs), on the same evidence."""
+      within a list ("All ages are different" of ``[gender, age]`` pairs), on the same evidence;
+    * ``guarantees``: shapes of a list's values that a statement promises ("the majority element
+      always exists", "exactly one solution"), and ``promised``: what every int list of the seeds
+      shows when the statement promises the input more than the model reads (``guarantees.py``)."""
 
     same_len: list[list[int]] = field(default_factory=list)
     index_of: list[tuple[int, int]] = field(default_factory=list)
     sorted_args: list[int] = field(default_factory=list)
     distinct_args: list[int] = field(default_factory=list)
     distinct_fields: list[tuple[int, int]] = field(default_factory=list)
+    guarantees: Guarantees = field(default_factory=Guarantees)
+    promised: Promised = field(default_factory=Promised)
 
     @classmethod
     def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "") -> "Invariants":
@@ -39,6 +45,8 @@ class Invariants:
         says_unique = bool(re.search(r"\bunique\b|\bdistinct\b|duplicate", words)) or says_distinct_values(given)
         if len(seeds) < 2:
             return inv
+        inv.guarantees = Guarantees.mine(seeds, arity, statement)
+        inv.promised = Promised.mine(seeds, arity, statement)
         seqs = [i for i in range(arity) if all(isinstance(s[i], (str, list)) for s in seeds)]
         groups: list[list[int]] = []
         for i in seqs:
@@ -81,7 +89,7 @@ class Invariants:
         return next((g for g in self.same_len if i in g), [i])
 
     def enforce(self, args: list[Any], rng: Random) -> list[Any]:
-        args = list(args)
+        args = self.guarantees.repair(args, rng) if self.guarantees else list(args)
         for g in self.same_len:
             if not all(isinstance(args[i], (str, list)) for i in g):
                 continue

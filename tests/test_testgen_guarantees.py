@@ -1,0 +1,99 @@
+"""What a statement guarantees of a list's values (``testgen/inputs/guarantees.py``): mined from
+the seeds only where the statement has the words for it, repaired into generated inputs, and,
+where the statement promises the input more than the model reads, every shape the seeds show kept."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from testgen.generators import Budget, generate
+from testgen.inputs.guarantees import Guarantees, Promised, promises, sum_pairs, unread_constraints
+from testgen.inputs.model import FunctionModel
+
+TWO_SUM = ("Given an array of integers nums and an integer target, return indices of the two numbers such that "
+           "they add up to target. You may assume that each input would have exactly one solution.\n")
+SINGLE = "Given a non-empty array of integers nums, every element appears twice except for one. Find that single one.\n"
+MAJORITY = "The majority element is the element that appears more than n / 2 times.\n"
+MISSING = "Given an array nums containing n distinct numbers in the range [0, n], return the only number missing.\n"
+
+
+def _draws(model: FunctionModel, seeds: list[list], pid: str = "p") -> list[list]:
+    cands = generate("function", model, [{"args": s} for s in seeds], 0, pid, Budget())
+    return [c.args for c in cands if c.family != "seed"]
+
+
+def test_each_shape_is_mined_where_the_statement_says_it_and_every_draw_keeps_it():
+    cases = [
+        (TWO_SUM, [[[2, 7, 11, 15], 9], [[3, 2, 4], 6], [[3, 3], 6]], lambda a: sum_pairs(a[0], a[1]) == 1),
+        (SINGLE, [[[2, 2, 1]], [[4, 1, 2, 1, 2]], [[1]]],
+         lambda a: sorted(Counter(a[0]).values())[:2] in ([1], [1, 2])),
+        (MAJORITY, [[[3, 2, 3]], [[2, 2, 1, 1, 1, 2, 2]]], lambda a: Counter(a[0]).most_common(1)[0][1] * 2 > len(a[0])),
+        (MISSING, [[[3, 0, 1]], [[0, 1]], [[9, 6, 4, 2, 3, 5, 7, 0, 1]]],
+         lambda a: len(set(a[0])) == len(a[0]) and all(0 <= x <= len(a[0]) for x in a[0])),
+    ]
+    for statement, seeds, shape in cases:
+        model = FunctionModel.infer(seeds, statement)
+        assert model.invariants.guarantees, statement
+        drawn = _draws(model, seeds)
+        assert len(drawn) >= 20 and all(shape(a) for a in drawn), (statement, [a for a in drawn if not shape(a)][:3])
+        assert any(a not in seeds for a in drawn)
+
+
+def test_seeds_that_show_a_shape_by_chance_do_not_narrow_without_the_statements_words():
+    # HumanEval/62's coefficients are distinct values of 0..n; a top-k task's k is one pair's sum
+    coeffs = [[[3, 1, 2, 4, 5]], [[1, 2, 3]], [[3, 2, 1]], [[3, 2, 1, 0, 4]]]
+    topk = [[[9, 9, 4, 9, 7, 9, 3, 1, 6], 5], [[4, 5, 2, 3, 1, 6], 3]]
+    for seeds, statement in ((coeffs, "xs represent coefficients of a polynomial. Return its derivative."),
+                             (topk, "Return the k largest numbers of the list.")):
+        model = FunctionModel.infer(seeds, statement)
+        assert not model.invariants.guarantees and not model.invariants.promised
+
+
+def test_repairs_use_the_lists_own_values_and_say_when_they_could_not():
+    rng = random.Random(1)
+    g = Guarantees(majority=[0], repeated_but_one=[(1, 3)])
+    for _ in range(200):
+        v, w = [rng.randint(-5, 5) for _ in range(rng.randint(1, 9))], [rng.randint(0, 99) for _ in range(10)]
+        a = g.repair([v, w], rng)
+        assert g.holds(a) and set(a[0]) <= set(v) and set(a[1]) <= set(w)
+        assert sorted(Counter(a[1]).values()) == [1] + [3] * (len(set(a[1])) - 1)
+    assert not g.holds([[], [1]])  # an empty list has no majority: dropped, not "repaired"
+    pair = Guarantees(one_pair_sum=[(0, 1)])
+    for _ in range(200):
+        a = pair.repair([[rng.randint(-20, 20) for _ in range(rng.randint(2, 12))], 0], rng)
+        assert sum_pairs(a[0], a[1]) == 1
+
+
+def test_a_promise_the_model_does_not_read_keeps_every_shape_the_seeds_show():
+    stmt = ("There is an integer array nums sorted in ascending order (with distinct values), possibly rotated.\n\n"
+            "Constraints:\n\n1 <= nums.length <= 5000\n-10^4 <= nums[i] <= 10^4\nAll values of nums are unique.\n"
+            "nums is an ascending array that is possibly rotated.\n")
+    assert unread_constraints(stmt) == ["All values of nums are unique.",
+                                        "nums is an ascending array that is possibly rotated."]
+    assert promises(stmt)
+    seeds = [[[4, 5, 6, 7, 0, 1, 2], 0], [[4, 5, 6, 7, 0, 1, 2], 3], [[1], 0]]
+    model = FunctionModel.infer(seeds, stmt)
+    assert {"rotated ascending", "distinct"} <= {n for _, n in model.invariants.promised.shapes}
+    for nums, _ in _draws(model, seeds):
+        k = nums.index(min(nums)) if nums else 0
+        assert len(set(nums)) == len(nums) and nums[k:] + nums[:k] == sorted(nums) and max(nums, default=0) <= len(nums)
+    dup = [[[1, 3, 4, 2, 2]], [[3, 1, 3, 4, 2]], [[3, 3, 3, 3, 3]]]
+    p = Promised.mine(dup, 1, "There is only one repeated number in nums, return this repeated number.")
+    assert p.holds([[2, 1, 2, 3]]) and not p.holds([[1, 1, 2, 2]]) and not p.holds([[5, 1, 5, 2]])
+
+
+def test_what_the_statement_says_of_the_answer_is_no_promise_of_the_input():
+    assert not promises("It is guaranteed that the answer is unique. Return the k most frequent elements.")
+    assert not promises("Constraints:\n1 <= n <= 10^5\nThe answer is guaranteed to fit in a 32-bit integer.\n")
+    assert not promises("Constraints:\n1 <= k <= nums.length\nk is in the range [1, the number of unique elements].\n")
+    assert promises("You may assume that the majority element always exists in the array.")
+
+
+def test_a_signature_only_in_the_gold_still_names_the_arguments_for_the_statements_bounds():
+    stmt = "Merge all overlapping intervals.\n\nConstraints:\n1 <= intervals.length <= 10^4\n0 <= start_i <= end_i <= 10^4\n"
+    gold = "class Solution:\n    def merge(self, intervals: List[List[int]]) -> List[List[int]]:\n        return intervals\n"
+    seeds = [[[[1, 3], [2, 6], [8, 10], [15, 18]]], [[[1, 4], [4, 5]]], [[[4, 7], [1, 4]]]]
+    assert [] in [a[0] for a in _draws(FunctionModel.infer(seeds, stmt, "Solution.merge"), seeds)]
+    model = FunctionModel.infer(seeds, stmt, "Solution.merge", gold)
+    assert all(a[0] for a in _draws(model, seeds))

@@ -1,0 +1,62 @@
+"""Issue 14's LeetCode-style held-out kind, in small: fourteen ``class Solution`` problems whose
+statements promise the input a shape no type or range says ("exactly one solution", "the majority
+element always exists", "every element appears twice except for one", "n distinct numbers in the
+range [0, n]", "only one repeated number", "possibly rotated", "sorted and rotated"), one gold
+each, and correct programs written another way than the gold (``tests/data/leetcode_tasks.jsonl``).
+
+Before ``testgen/inputs/guarantees.py`` the synthesized suites accepted 5 of 23 correct programs:
+on a list drawn from the values' ranges the gold answers something (the XOR of a list with no
+single element, the Boyer-Moore candidate of a list with no majority, Floyd's cycle on several
+repeated values, a binary search of a list that is no rotation) that a correct program written
+another way does not; ``search_insert``'s gold failed its own samples (``bisect.bisect_left``
+with LeetCode's ``from bisect import *`` in front of the module's name); ``merge`` got an empty
+list, which "1 <= intervals.length" excludes, because the statement shows no signature to name
+the argument. Synthesized through the CLI on a real sandbox and judged with ``codetest evaluate``:
+every correct program is accepted and every incorrect one rejected."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data", "leetcode_tasks.jsonl")
+
+
+@pytest.fixture
+def env():
+    """A sandbox state folder of this test's own that the jail users can traverse."""
+    d = tempfile.mkdtemp(prefix="codetest-leetcode-")
+    os.chmod(d, 0o755)
+    yield dict(os.environ, CODETEST_STATE_DIR=d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def _cli(env: dict, *args: str) -> None:
+    r = subprocess.run([sys.executable, "-m", "codetest.cli", *args], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_leetcode_style_set_accepts_every_correct_program_written_another_way(tmp_path, env):
+    out, rep = tmp_path / "suites.jsonl", tmp_path / "report.json"
+    _cli(env, "testgen", DATA, "-o", str(out), "--quiet")
+    _cli(env, "evaluate", str(out), "--json", str(rep))
+    report = json.loads(rep.read_text())
+    by_id = {p["id"]: p for p in report["problems"]}
+    assert len(by_id) == 14 and not report["pooled"]["unjudged_programs"]
+    assert report["pooled"]["accepted"] == report["pooled"]["correct"] == 33, \
+        {k: p["false_rejects"] for k, p in by_id.items() if p["false_rejects"]}
+    assert report["pooled"]["rejected"] == report["pooled"]["incorrect"] == 29, \
+        {k: p["missed"] for k, p in by_id.items() if p["missed"]}
+    suites = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    for t in suites["lc/single_number"]["tests"]:  # every value twice but one
+        counts = sorted(json.dumps(x) for x in t["args"][0])
+        assert sum(1 for x in set(counts) if counts.count(x) == 1) == 1, t
+    assert all(t["args"][0] for t in suites["lc/merge_intervals"]["tests"])  # 1 <= intervals.length
