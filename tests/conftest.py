@@ -6,6 +6,7 @@ backends the backend-independent suites (attacks, verdicts) run against; default
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -421,3 +422,33 @@ def api_image() -> str:
                        capture_output=True, text=True, timeout=1500)
     assert r.returncode == 0, r.stdout + r.stderr
     return TEST_API_IMAGE
+
+
+@pytest.fixture
+def cli_state_env():
+    """The environment for a ``codetest`` CLI run with a sandbox state folder of its own that the
+    jail users can traverse."""
+    d = tempfile.mkdtemp(prefix="codetest-cli-")
+    os.chmod(d, 0o755)
+    yield dict(os.environ, CODETEST_STATE_DIR=d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def codetest_cli(env: dict, *args: str, timeout: int = 300) -> None:
+    """``python -m codetest.cli ARGS`` from the checkout's root; it must exit 0."""
+    r = subprocess.run([sys.executable, "-m", "codetest.cli", *args], cwd=os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), env=env, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+
+
+def synthesize_and_judge(env: dict, data: str, out_dir) -> tuple[dict, dict, dict]:
+    """``codetest testgen`` on ``tests/data/<data>`` then ``codetest evaluate`` on its suites:
+    (the evaluate report, its problems by id, the suites by id)."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", data)
+    out, rep = out_dir / "suites.jsonl", out_dir / "report.json"
+    codetest_cli(env, "testgen", src, "-o", str(out), "--quiet")
+    codetest_cli(env, "evaluate", str(out), "--json", str(rep))
+    report = json.loads(rep.read_text())
+    suites = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    return report, {p["id"]: p for p in report["problems"]}, suites
+

@@ -17,45 +17,17 @@ every correct program is accepted and every incorrect one rejected."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 
-import pytest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join(ROOT, "tests", "data", "leetcode_tasks.jsonl")
+from conftest import synthesize_and_judge
 
 
-@pytest.fixture
-def env():
-    """A sandbox state folder of this test's own that the jail users can traverse."""
-    d = tempfile.mkdtemp(prefix="codetest-leetcode-")
-    os.chmod(d, 0o755)
-    yield dict(os.environ, CODETEST_STATE_DIR=d)
-    shutil.rmtree(d, ignore_errors=True)
-
-
-def _cli(env: dict, *args: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "codetest.cli", *args], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-
-
-def test_a_leetcode_style_set_accepts_every_correct_program_written_another_way(tmp_path, env):
-    out, rep = tmp_path / "suites.jsonl", tmp_path / "report.json"
-    _cli(env, "testgen", DATA, "-o", str(out), "--quiet")
-    _cli(env, "evaluate", str(out), "--json", str(rep))
-    report = json.loads(rep.read_text())
-    by_id = {p["id"]: p for p in report["problems"]}
+def test_a_leetcode_style_set_accepts_every_correct_program_written_another_way(tmp_path, cli_state_env):
+    report, by_id, suites = synthesize_and_judge(cli_state_env, "leetcode_tasks.jsonl", tmp_path)
     assert len(by_id) == 14 and not report["pooled"]["unjudged_programs"]
     assert report["pooled"]["accepted"] == report["pooled"]["correct"] == 33, \
         {k: p["false_rejects"] for k, p in by_id.items() if p["false_rejects"]}
     assert report["pooled"]["rejected"] == report["pooled"]["incorrect"] == 29, \
         {k: p["missed"] for k, p in by_id.items() if p["missed"]}
-    suites = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
     for t in suites["lc/single_number"]["tests"]:  # every value twice but one
         counts = sorted(json.dumps(x) for x in t["args"][0])
         assert sum(1 for x in set(counts) if counts.count(x) == 1) == 1, t
