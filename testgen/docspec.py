@@ -37,6 +37,11 @@ class Bound:
 
 def arg_names(statement: str, entry_point: str) -> list[str]:
     """Parameter names of ``def entry_point(...)`` in the statement (types and defaults dropped)."""
+    return [name for name, _ in arg_params(statement, entry_point)]
+
+
+def arg_params(statement: str, entry_point: str) -> list[tuple[str, str]]:
+    """(name, annotation) of each parameter of ``def entry_point(...)`` in the statement."""
     m = re.search(rf"def\s+{re.escape(entry_point)}\s*\((.*?)\)\s*(?:->[^:]*)?:", statement, re.S)
     if not m:
         return []
@@ -52,18 +57,23 @@ def arg_names(statement: str, entry_point: str) -> list[str]:
         else:
             cur += ch
     parts.append(cur)
-    names = []
+    params = []
     for p in parts:
         name = p.split(":")[0].split("=")[0].strip().lstrip("*")
         if re.fullmatch(r"[A-Za-z_]\w*", name) and name != "self":
-            names.append(name)
-    return names
+            params.append((name, p.split(":", 1)[1].split("=")[0].strip() if ":" in p else ""))
+    return params
 
 
 def _sentences(doc: str) -> list[str]:
-    lines = [ln for ln in doc.split("\n") if not ln.strip().startswith(">>>")]
-    text = " ".join(ln.strip() for ln in lines)
-    return [s for s in re.split(r"(?<=[.;])\s+|\s+\d\.\s+|\s\*\s", text) if s.strip()]
+    """The docstring's sentences, its lines joined. A line holding a formula ends its sentence
+    (a LeetCode "Constraints:" section puts one per line, with no full stop; a ";", since "9."
+    would read as a numbered item), and `` * `` between digits is a product ("3 * 10^4"), not a
+    bullet."""
+    lines = [ln.strip() for ln in doc.split("\n") if not ln.strip().startswith(">>>")]
+    lines = [ln + ";" if re.search(r"<=|≤|>=|≥|==", ln) and not re.search(r"[.;:,]$", ln) else ln for ln in lines]
+    text = " ".join(lines)
+    return [s for s in re.split(r"(?<=[.;])\s+|\s+\d\.\s+|(?<!\d)\s\*\s(?!\d)", text) if s.strip()]
 
 
 _LEN = r"(?:len\(\s*{n}\s*\)|{n}\.length|length of (?:the )?(?:{n}|array|list|string))"
@@ -83,20 +93,24 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
         single = names[0] if len(names) == 1 else None
         for n in names:
             ln = _LEN.format(n=re.escape(n))
-            # formulas: 1 <= n <= 10^3, 1 <= len(arr) <= 100
+            # formulas: 1 <= n <= 10^3, 1 <= len(arr) <= 100; a sentence may hold both a length
+            # and an element bound of one name, and both are read
             m = re.search(rf"({_NUM})\s*(≤|<)\s*{ln}\s*(≤|<)\s*({_NUM})", t, re.I)
             if m:
                 lo, hi = parse_number(m.group(1)), parse_number(m.group(4))
                 out[n] = out[n].merge(Bound(length_lo=lo if m.group(2) == "≤" else (lo or 0) + 1,
                                             length_hi=hi if m.group(3) == "≤" else (hi or 0) - 1))
-                continue
             # a value's bound, or every element's (LeetCode's ``-10^4 <= nums[i] <= 10^4``)
             m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}(?:\[\s*\w+\s*\])?\s*(≤|<)\s*({_NUM})", t)
             if m:
                 lo, hi = parse_number(m.group(1)), parse_number(m.group(4))
                 out[n] = out[n].merge(Bound(lo=lo if m.group(2) == "≤" else (lo or 0) + 1,
                                             hi=hi if m.group(3) == "≤" else (hi or 0) - 1))
-                continue
+            # a lower bound in a chain whose next term is a name: "1 <= k <= n <= 10^4"
+            m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}\s*(?:≤|<)\s*[A-Za-z_]", t)
+            if m and parse_number(m.group(1)) is not None:
+                lo = parse_number(m.group(1))
+                out[n] = out[n].merge(Bound(lo=lo if m.group(2) == "≤" else lo + 1))
         # prose about one argument: "base numbers are less than 10", "positive integer n"
         target = mentioned[0] if len(mentioned) == 1 else single
         if target is None:
@@ -122,4 +136,25 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
         elif re.search(r"non-?negative", low) and not about_len:
             b = b.merge(Bound(lo=0))
         out[target] = out[target].merge(b)
+    for sent in _sentences(statement):  # several names under one bound: "1 <= s.length, t.length <= 5 * 10^4"
+        t = normalize(sent)
+        for m in re.finditer(rf"({_NUM})\s*(≤|<)\s*((?:[\w.\[\]]+\s*,\s*)+[\w.\[\]]+)\s*(≤|<)\s*({_NUM})", t):
+            lo, hi = parse_number(m.group(1)), parse_number(m.group(5))
+            lo = lo if m.group(2) == "≤" or lo is None else lo + 1
+            hi = hi if m.group(4) == "≤" or hi is None else hi - 1
+            for item in re.split(r"\s*,\s*", m.group(3)):
+                name = re.match(r"\w+", item)
+                if name and name.group(0) in out:
+                    length = item.endswith(".length")
+                    out[name.group(0)] = out[name.group(0)].merge(
+                        Bound(length_lo=lo, length_hi=hi) if length else Bound(lo=lo, hi=hi))
+    for line in statement.splitlines():  # a line, not a sentence: "or 2." would end a numbered item
+        for n in names:
+            # a few values, consecutive: "nums[i] is either 0, 1, or 2", "bits[i] is 0 or 1"
+            m = re.search(rf"\b{re.escape(n)}(?:\[\s*\w+\s*\])?\s+is\s+(?:either\s+)?((?:-?\d+\s*,\s*)*-?\d+),?"
+                          rf"\s+or\s+(-?\d+)\b", line)
+            if m:
+                vals = sorted({int(x) for x in re.findall(r"-?\d+", m.group(1))} | {int(m.group(2))})
+                if vals == list(range(vals[0], vals[-1] + 1)):
+                    out[n] = out[n].merge(Bound(lo=vals[0], hi=vals[-1]))
     return out

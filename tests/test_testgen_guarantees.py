@@ -97,3 +97,38 @@ def test_a_signature_only_in_the_gold_still_names_the_arguments_for_the_statemen
     assert [] in [a[0] for a in _draws(FunctionModel.infer(seeds, stmt, "Solution.merge"), seeds)]
     model = FunctionModel.infer(seeds, stmt, "Solution.merge", gold)
     assert all(a[0] for a in _draws(model, seeds))
+
+
+def test_leetcode_constraint_lines_each_give_their_bound():
+    from testgen.docspec import arg_bounds
+
+    stmt = ("Constraints:\n\n1 <= nums.length <= 3 * 10^4\n-100 <= nums[i] <= 100\nnums is sorted.\n"
+            "1 <= s.length, t.length <= 5 * 10^4\n0 <= a[i], b[i] <= 1000\n1 <= k <= n <= 10^4\n"
+            "colors[i] is either 0, 1, or 2.\n")
+    b = arg_bounds(stmt, "f", ["nums", "s", "t", "a", "b", "k", "colors"])
+    assert (b["nums"].length_lo, b["nums"].length_hi, b["nums"].lo, b["nums"].hi) == (1, 30000, -100, 100)
+    assert (b["s"].length_lo, b["t"].length_hi) == (1, 50000) and (b["a"].hi, b["b"].lo) == (1000, 0)
+    assert (b["k"].lo, b["k"].hi) == (1, None) and (b["colors"].lo, b["colors"].hi) == (0, 2)
+
+
+def test_unique_pairs_stay_unique_in_short_lists_when_the_statement_says_so():
+    seeds = [[2, [[1, 2]]], [3, [[1, 3], [2, 3]]], [3, [[1, 3], [2, 3], [3, 1]]]]
+    stmt = "Return the judge.\n\nConstraints:\n1 <= n <= 1000\nAll the pairs of trust are unique.\n"
+    model = FunctionModel.infer(seeds, stmt)
+    assert 1 in model.invariants.distinct_args
+    assert all(len({tuple(p) for p in a[1]}) == len(a[1]) for a in _draws(model, seeds))
+
+
+def test_a_binary_search_tree_stays_one_and_its_k_within_its_nodes():
+    from testgen.inputs.guarantees import is_search_tree, tree_size
+
+    stmt = ("Given the root of a binary search tree, and an integer k, return the kth smallest value.\n\n"
+            "Constraints:\nThe number of nodes in the tree is n.\n1 <= k <= n <= 10^4\n")
+    gold = "class Solution:\n    def kthSmallest(self, root: Optional[TreeNode], k: int) -> int:\n        pass\n"
+    seeds = [[[3, 1, 4, None, 2], 1], [[5, 3, 6, 2, 4, None, None, 1], 3]]
+    model = FunctionModel.infer(seeds, stmt, "Solution.kthSmallest", gold)
+    assert model.invariants.guarantees.bst == [0] and model.invariants.trees == [0]
+    drawn = _draws(model, seeds)
+    assert len(drawn) >= 20 and any(tree_size(a[0]) > 10 for a in drawn)
+    assert all(is_search_tree(a[0]) and 1 <= a[1] <= tree_size(a[0]) for a in drawn)
+    assert tree_size([None, 3, 1]) == 0 and not is_search_tree([2, 3, 1])

@@ -40,13 +40,14 @@ from collections import Counter
 import re
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 WORDS = {
     "majority": r"\bmajority\b|more than half",
     "repeated_but_one": r"\bexcept\b.*\b(?:once|one)\b|\b(?:twice|thrice|times)\b.*\bexcept\b",
     "range_but_one": r"(?=.*\b(?:distinct|unique)\b)(?=.*\b(?:range|missing)\b)",
     "one_pair_sum": r"(?=.*\b(?:sums?|add(?:s)? up)\b)(?=.*\b(?:exactly one|only one|one solution|one valid)\b)",
+    "bst": r"binary search tree|\bbsts?\b",
 }
 MIN_SEEDS = 2  # distinct seeds of MIN_LEN or more values that must show a shape
 MIN_LEN = 3
@@ -108,17 +109,25 @@ class Guarantees:
     repeated_but_one: list[tuple[int, int]] = field(default_factory=list)  # (arg, c)
     range_but_one: list[tuple[int, int]] = field(default_factory=list)  # (arg, base)
     one_pair_sum: list[tuple[int, int]] = field(default_factory=list)  # (list arg, int arg)
+    bst: list[int] = field(default_factory=list)  # TreeNode args (level order) that are search trees
 
     def __bool__(self) -> bool:
-        return bool(self.majority or self.repeated_but_one or self.range_but_one or self.one_pair_sum)
+        return bool(self.majority or self.repeated_but_one or self.range_but_one or self.one_pair_sum or self.bst)
 
     @classmethod
-    def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "") -> "Guarantees":
+    def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "", trees: Sequence[int] = ()
+             ) -> "Guarantees":
+        """``trees``: the arguments annotated ``TreeNode``, given as their level-order lists."""
         g = cls()
         text = " ".join(statement.lower().split())
         said = {k: bool(re.search(w, text)) for k, w in WORDS.items()}
         if not any(said.values()):
             return g
+        for i in trees if said["bst"] else ():
+            values = [s[i] for s in seeds]
+            sized = {repr(v) for v in values if isinstance(v, list) and sum(x is not None for x in v) >= MIN_LEN}
+            if len(sized) >= MIN_SEEDS and all(isinstance(v, list) and is_search_tree(v) for v in values):
+                g.bst.append(i)
         for i in range(arity):
             values = [s[i] for s in seeds]
             if not all(_scalars(v) for v in values):
@@ -175,6 +184,10 @@ class Guarantees:
             v, t = args[i], args[j]
             if _ints(v) and len(v) >= 2 and isinstance(t, int) and sum_pairs(v, t) != 1:
                 args[i], args[j] = _one_pair(list(v), rng)
+        for i in self.bst:
+            v = args[i]
+            if isinstance(v, list) and not is_search_tree(v):
+                args[i] = _as_search_tree(v)
         return args
 
     def holds(self, args: list[Any]) -> bool:
@@ -183,7 +196,64 @@ class Guarantees:
                         for i, c in self.repeated_but_one)
                 and all(isinstance(args[i], list) and in_range_but_one(args[i], b) for i, b in self.range_but_one)
                 and all(_ints(args[i]) and isinstance(args[j], int) and sum_pairs(args[i], args[j]) == 1
-                        for i, j in self.one_pair_sum))
+                        for i, j in self.one_pair_sum)
+                and all(isinstance(args[i], list) and is_search_tree(args[i]) for i in self.bst))
+
+
+def _in_order(level: list[Any]) -> Optional[list[int]]:
+    """The positions of a level-order list's nodes (LeetCode's encoding, ``None`` for no child)
+    in in-order; None when it encodes no tree (a value that is not a number)."""
+    if not level or level[0] is None:
+        return []
+    kids: dict[int, list[Optional[int]]] = {0: [None, None]}
+    queue, k = [0], 1
+    while queue and k < len(level):
+        node = queue.pop(0)
+        for side in (0, 1):
+            if k < len(level) and level[k] is not None:
+                kids[node][side] = k
+                kids[k] = [None, None]
+                queue.append(k)
+            k += 1
+    out: list[int] = []
+    stack: list[int] = []
+    cur: Optional[int] = 0
+    while stack or cur is not None:
+        while cur is not None:
+            stack.append(cur)
+            cur = kids[cur][0]
+        cur = stack.pop()
+        out.append(cur)
+        cur = kids[cur][1]
+    if not all(isinstance(level[p], (int, float)) and not isinstance(level[p], bool) for p in out):
+        return None
+    return out
+
+
+def tree_size(level: list[Any]) -> int:
+    """How many nodes a level-order list encodes (none when its root is null, whatever follows)."""
+    return len(_in_order(level) or [])
+
+
+def is_search_tree(level: list[Any]) -> bool:
+    """Does the level-order list encode a binary search tree (values rising in in-order)?"""
+    order = _in_order(level)
+    return order is not None and all(level[a] < level[b] for a, b in zip(order, order[1:]))
+
+
+def _as_search_tree(level: list[Any]) -> list[Any]:
+    """The same tree shape with its own values, made distinct (counting up past the largest where
+    too few), placed in rising in-order: a binary search tree."""
+    order = _in_order(level)
+    if not order:
+        return level
+    values = sorted({level[p] for p in order})
+    while len(values) < len(order):
+        values.append(values[-1] + 1)
+    out = list(level)
+    for p, v in zip(order, values):
+        out[p] = v
+    return out
 
 
 def _one_pair(v: list[int], rng: Random) -> tuple[list[int], int]:
@@ -265,6 +335,7 @@ LIST_SHAPES = {
     "one value repeats": _one_value_repeats,
     "majority": has_majority,
     "repeated but one": lambda v: repeat_count(v) is not None,
+    "no leading zero": lambda v: v[0] != 0,  # digits of a number ("no leading 0's")
 }
 
 

@@ -37,18 +37,21 @@ class FunctionModel:
         hints = Hints.from_text(statement)
         same = [list(s) for s in seeds if len(s) == arity]
         specs = [infer_spec([s[i] for s in same], hints) for i in range(arity)]
+        trees: list[int] = []
         if entry_point:
-            from ..docspec import arg_bounds, arg_names
+            from ..docspec import arg_bounds, arg_params
             from ..entry import function_name
 
             fn = function_name(entry_point)
-            names = arg_names(statement, fn) or arg_names(solution, fn)
+            params = arg_params(statement, fn) or arg_params(solution, fn)
+            names = [name for name, _ in params]
             bounds = arg_bounds(statement, fn, names)
             for i, name in enumerate(names[:arity]):
                 if name in bounds:
                     apply_bound(specs[i], bounds[name], [s[i] for s in same])
+            trees = [i for i, (_, note) in enumerate(params[:arity]) if "TreeNode" in note]
         return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds],
-                   invariants=Invariants.mine(same, arity, statement), hints=hints)
+                   invariants=Invariants.mine(same, arity, statement, trees), hints=hints)
 
     def base(self, rng: Random) -> list[Any]:
         pool = [s for s in self.seeds if len(s) == self.arity]
@@ -64,6 +67,8 @@ class FunctionModel:
         g, promised = self.invariants.guarantees, self.invariants.promised
         if promised and not promised.holds(args):
             return False
+        if self.invariants.trees and not all(self.specs[i].accepts(args[i]) for i, _ in self.invariants.index_of):
+            return False  # "1 <= k <= n": an index cut to a tree's node count below its own minimum
         return not g or (g.holds(args) and all(self.specs[j].accepts(args[j]) for _, j in g.one_pair_sum))
 
 

@@ -6,10 +6,10 @@ import math
 from random import Random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ..distinct_rows import says_distinct_values
-from .guarantees import Guarantees, Promised
+from .guarantees import Guarantees, Promised, tree_size
 
 
 @dataclass
@@ -17,7 +17,8 @@ class Invariants:
     """Relations every seed satisfies, kept in generated inputs (Daikon-style, checked on >= 2 seeds).
 
     * ``same_len``: groups of sequence arguments that always have equal length;
-    * ``index_of``: (int arg, sequence arg) with 0 <= int <= len(sequence) in every seed;
+    * ``index_of``: (int arg, sequence arg) with 0 <= int <= len(sequence) in every seed (a tree's
+      node count for a ``TreeNode`` argument, ``trees``);
     * ``sorted_args`` / ``distinct_args``: list arguments that are always sorted / duplicate-free
       (only when seeds show it on lists long enough for it to mean something);
     * ``distinct_fields``: (list arg, field) of a list of records whose field never repeats
@@ -32,20 +33,22 @@ class Invariants:
     distinct_args: list[int] = field(default_factory=list)
     distinct_fields: list[tuple[int, int]] = field(default_factory=list)
     guarantees: Guarantees = field(default_factory=Guarantees)
+    trees: list[int] = field(default_factory=list)  # TreeNode arguments, as level-order lists
     promised: Promised = field(default_factory=Promised)
 
     @classmethod
-    def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "") -> "Invariants":
+    def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "", trees: Sequence[int] = ()
+             ) -> "Invariants":
         """Sortedness needs the statement's word for it (people write examples in order);
         distinctness needs the statement's word or odds below 1% of it happening by chance."""
-        inv = cls()
+        inv = cls(trees=list(trees))
         given = about_the_input(statement)
         words = given.lower()
         says_sorted = bool(re.search(r"\bsorted\b|ascending|increasing order|non-?decreasing", words))
         says_unique = bool(re.search(r"\bunique\b|\bdistinct\b|duplicate", words)) or says_distinct_values(given)
         if len(seeds) < 2:
             return inv
-        inv.guarantees = Guarantees.mine(seeds, arity, statement)
+        inv.guarantees = Guarantees.mine(seeds, arity, statement, trees)
         inv.promised = Promised.mine(seeds, arity, statement)
         seqs = [i for i in range(arity) if all(isinstance(s[i], (str, list)) for s in seeds)]
         groups: list[list[int]] = []
@@ -62,7 +65,7 @@ class Invariants:
         ints = [i for i in range(arity) if all(isinstance(s[i], int) and not isinstance(s[i], bool) for s in seeds)]
         for i in ints:
             for j in seqs:
-                if all(0 <= s[i] <= len(s[j]) for s in seeds) and len({s[i] for s in seeds}) > 1:
+                if all(0 <= s[i] <= inv.size(s[j], j) for s in seeds) and len({s[i] for s in seeds}) > 1:
                     inv.index_of.append((i, j))
                     break
         for i in range(arity):
@@ -70,14 +73,14 @@ class Invariants:
             if len(lists) != len(seeds):
                 continue
             longish = [v for v in lists if len(v) >= 3]
+            if _distinct_beyond_chance([[_hashable(x) for x in v] for v in lists], says_unique):
+                inv.distinct_args.append(i)
             if len(longish) >= 2:
                 try:
                     if says_sorted and all(v == sorted(v) for v in longish):
                         inv.sorted_args.append(i)
                 except TypeError:
                     pass
-                if _distinct_beyond_chance([[_hashable(x) for x in v] for v in lists], says_unique):
-                    inv.distinct_args.append(i)
                 k = _record_len(lists)
                 for f in range(k or 0):
                     if _distinct_beyond_chance([[_hashable(x[f]) for x in v] for v in lists], says_unique):
@@ -119,8 +122,13 @@ class Invariants:
                     pass
         for i, j in self.index_of:
             if isinstance(args[i], int) and isinstance(args[j], (str, list)):
-                args[i] = max(0, min(args[i], len(args[j])))
+                args[i] = max(0, min(args[i], self.size(args[j], j)))
         return args
+
+    def size(self, value: Any, arg: int) -> int:
+        """How many elements argument ``arg`` holds: a tree's nodes ("1 <= k <= n", n the number of
+        nodes; not its level order's length), else its length."""
+        return tree_size(value) if arg in self.trees and isinstance(value, list) else len(value)
 
 
 def _first_of_each(values: list[Any], key: Callable[[Any], Any]) -> list[Any]:
@@ -149,15 +157,20 @@ def about_the_input(statement: str) -> str:
 
 
 def _distinct_beyond_chance(lists: list[list[Any]], says_unique: bool) -> bool:
-    """No list repeats a value, with lists of 3 or more in two seeds, and either the statement
-    says so or the odds of it happening by chance (birthday bound over the values seen) are
-    below 1 %. A list that several seeds share counts once: it is one observation, not several."""
+    """No list repeats a value, and either the statement says so (with a list of 2 or more in a
+    seed: "All the pairs of trust are unique" of seeds holding one, two and three pairs) or, with
+    lists of 3 or more in two seeds, the odds of it happening by chance (birthday bound over the
+    values seen) are below 1 %. A list that several seeds share counts once: it is one
+    observation, not several."""
+    if any(len(set(v)) != len(v) for v in lists):
+        return False
+    if says_unique and any(len(v) >= 2 for v in lists):
+        return True
     longish = list({_hashable(v): v for v in lists if len(v) >= 3}.values())
-    if len(longish) < 2 or any(len(set(v)) != len(v) for v in longish):
+    if len(longish) < 2:
         return False
     r = max(len({x for v in lists for x in v}), 1)
-    chance = math.exp(-sum(len(v) * (len(v) - 1) / (2 * r) for v in longish))
-    return says_unique or chance < 0.01
+    return math.exp(-sum(len(v) * (len(v) - 1) / (2 * r) for v in longish)) < 0.01
 
 
 def _record_len(lists: list[list[Any]]) -> Optional[int]:
