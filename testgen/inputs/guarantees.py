@@ -8,8 +8,8 @@ input the one gold answers something (the XOR of a list without a single element
 Boyer-Moore candidate of a list without a majority) that a correct program written another way
 does not: every correct program but the gold's twin fails the suite.
 
-Four shapes, each mined Daikon-style: every seed shows it, at least ``MIN_SEEDS`` distinct seeds
-of ``MIN_LEN`` or more values do, and the statement has the words for it (``WORDS``). Small
+Five shapes, each mined Daikon-style: every seed shows it, at least ``MIN_SEEDS`` distinct seeds
+of ``MIN_LEN`` or more values (or nodes) do, and the statement has the words for it (``WORDS``). Small
 numbers show such shapes by chance (HumanEval/62's coefficients ``[3, 1, 2, 4, 5]``, ``[3, 2, 1,
 0, 4]`` are distinct values of 0..n; a top-k task's ``k`` is the sum of one pair of its list), so
 the seeds alone are no evidence, as "sorted" needs the statement's word too:
@@ -23,6 +23,8 @@ the seeds alone are no evidence, as "sorted" needs the statement's word too:
   "unique", and "range" or "missing");
 * ``one_pair_sum``: (list, int) arguments where exactly one pair of positions sums to the int
   ("sum" or "add up", and "exactly one", "only one", "one solution").
+* ``bst``: a ``TreeNode`` argument (its level-order list) that is a binary search tree ("binary
+  search tree", "BST"): the drawn shape keeps its own values, distinct, in rising in-order.
 
 A generated input is repaired to hold each shape (values of its own list, a drawn index pair)
 and dropped when it cannot be (``holds``). This only narrows what is generated: a shape the
