@@ -111,6 +111,17 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
             if m and parse_number(m.group(1)) is not None:
                 lo = parse_number(m.group(1))
                 out[n] = out[n].merge(Bound(lo=lo if m.group(2) == "≤" else lo + 1))
+        # several names under one bound: "1 <= s.length, t.length <= 5 * 10^4"
+        for m in re.finditer(rf"({_NUM})\s*(≤|<)\s*((?:[\w.\[\]]+\s*,\s*)+[\w.\[\]]+)\s*(≤|<)\s*({_NUM})", t):
+            lo, hi = parse_number(m.group(1)), parse_number(m.group(5))
+            lo = lo if m.group(2) == "≤" or lo is None else lo + 1
+            hi = hi if m.group(4) == "≤" or hi is None else hi - 1
+            for item in re.split(r"\s*,\s*", m.group(3)):
+                name = re.match(r"\w+", item)
+                if name and name.group(0) in out:
+                    length = item.endswith(".length")
+                    out[name.group(0)] = out[name.group(0)].merge(
+                        Bound(length_lo=lo, length_hi=hi) if length else Bound(lo=lo, hi=hi))
         # prose about one argument: "base numbers are less than 10", "positive integer n"
         target = mentioned[0] if len(mentioned) == 1 else single
         if target is None:
@@ -136,18 +147,6 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
         elif re.search(r"non-?negative", low) and not about_len:
             b = b.merge(Bound(lo=0))
         out[target] = out[target].merge(b)
-    for sent in _sentences(statement):  # several names under one bound: "1 <= s.length, t.length <= 5 * 10^4"
-        t = normalize(sent)
-        for m in re.finditer(rf"({_NUM})\s*(≤|<)\s*((?:[\w.\[\]]+\s*,\s*)+[\w.\[\]]+)\s*(≤|<)\s*({_NUM})", t):
-            lo, hi = parse_number(m.group(1)), parse_number(m.group(5))
-            lo = lo if m.group(2) == "≤" or lo is None else lo + 1
-            hi = hi if m.group(4) == "≤" or hi is None else hi - 1
-            for item in re.split(r"\s*,\s*", m.group(3)):
-                name = re.match(r"\w+", item)
-                if name and name.group(0) in out:
-                    length = item.endswith(".length")
-                    out[name.group(0)] = out[name.group(0)].merge(
-                        Bound(length_lo=lo, length_hi=hi) if length else Bound(lo=lo, hi=hi))
     for line in statement.splitlines():  # a line, not a sentence: "or 2." would end a numbered item
         for n in names:
             # a few values, consecutive: "nums[i] is either 0, 1, or 2", "bits[i] is 0 or 1"
