@@ -147,6 +147,8 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                 if nums is None or not isinstance(elem, (IntSpec, FloatSpec)):
                     continue
                 lo_dom = min(elem.lo, sp.lo)  # the elements' domain and the number's: the same kind of value
+                if sp.lo_stated:
+                    lo_dom = sp.lo  # unless the statement bounds the number apart ("0 <= k <= 10^5")
                 srt = sorted(set(nums))
                 vals = [rng.choice(nums), srt[0], srt[-1], srt[0] - 1, srt[-1] + 1]
                 gaps = [(a, b) for a, b in zip(srt, srt[1:]) if b - a > 1 or isinstance(a, float)]
@@ -154,7 +156,7 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                     a, b = rng.choice(gaps)
                     vals.append((a + b) // 2 if isinstance(sp, IntSpec) else (a + b) / 2)
                 for v in vals:
-                    if v < lo_dom:
+                    if v < lo_dom or (getattr(sp, "stated", False) and v > sp.hi):
                         continue
                     args = list(s)
                     args[i] = int(v) if isinstance(sp, IntSpec) else float(v)

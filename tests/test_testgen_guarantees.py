@@ -132,3 +132,22 @@ def test_a_binary_search_tree_stays_one_and_its_k_within_its_nodes():
     assert len(drawn) >= 20 and any(tree_size(a[0]) > 10 for a in drawn)
     assert all(is_search_tree(a[0]) and 1 <= a[1] <= tree_size(a[0]) for a in drawn)
     assert tree_size([None, 3, 1]) == 0 and not is_search_tree([2, 3, 1])
+
+
+def test_an_int_with_its_own_stated_bound_is_not_made_an_index_of_a_list():
+    # both samples rotate by less than the length, but the statement bounds k apart from it: a
+    # program without ``k %= n`` is wrong, and only a k past the length shows it
+    stmt = ("Given an integer array nums, rotate the array to the right by k steps.\n\nConstraints:\n"
+            "1 <= nums.length <= 10^5\n-2^31 <= nums[i] <= 2^31 - 1\n0 <= k <= 10^5\n")
+    seeds = [[[1, 2, 3, 4, 5, 6, 7], 3], [[-1, -100, 3, 99], 2]]
+    gold = "class Solution:\n    def rotate(self, nums: List[int], k: int) -> None:\n        pass\n"
+    model = FunctionModel.infer(seeds, stmt, "Solution.rotate", gold)
+    assert model.invariants.index_of == []
+    drawn = _draws(model, seeds)
+    assert any(a[1] > len(a[0]) for a in drawn) and all(0 <= a[1] <= 10**5 for a in drawn)
+    # an index the statement bounds by the list ("0 <= k <= len(arr)") stays one
+    stmt = "Return the k largest numbers of arr.\n1. The length of arr is in the range of [1, 1000].\n2. 0 <= k <= len(arr)\n"
+    seeds = [[[-3, -4, 5], 3], [[4, -4, 4], 2], [[-3, 2, 1, 2, -1, -2, 1], 1]]
+    model = FunctionModel.infer(seeds, stmt, "maximum", "def maximum(arr, k):\n    pass\n")
+    assert model.invariants.index_of == [(1, 0)]
+    assert all(0 <= a[1] <= len(a[0]) for a in _draws(model, seeds))

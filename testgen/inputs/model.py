@@ -38,6 +38,7 @@ class FunctionModel:
         same = [list(s) for s in seeds if len(s) == arity]
         specs = [infer_spec([s[i] for s in same], hints) for i in range(arity)]
         trees: list[int] = []
+        stated: list[int] = []
         if entry_point:
             from ..docspec import arg_bounds, arg_params
             from ..entry import function_name
@@ -50,8 +51,9 @@ class FunctionModel:
                 if name in bounds:
                     apply_bound(specs[i], bounds[name], [s[i] for s in same])
             trees = [i for i, (_, note) in enumerate(params[:arity]) if "TreeNode" in note]
+            stated = [i for i, name in enumerate(names[:arity]) if name in bounds and bounds[name].hi is not None]
         return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds],
-                   invariants=Invariants.mine(same, arity, statement, trees), hints=hints)
+                   invariants=Invariants.mine(same, arity, statement, trees, stated), hints=hints)
 
     def base(self, rng: Random) -> list[Any]:
         pool = [s for s in self.seeds if len(s) == self.arity]

@@ -18,7 +18,9 @@ class Invariants:
 
     * ``same_len``: groups of sequence arguments that always have equal length;
     * ``index_of``: (int arg, sequence arg) with 0 <= int <= len(sequence) in every seed (a tree's
-      node count for a ``TreeNode`` argument, ``trees``);
+      node count for a ``TreeNode`` argument, ``trees``), unless the statement gives the int an
+      upper bound in numbers of its own (``0 <= k <= 10^5`` beside ``1 <= nums.length <= 10^5``:
+      k may pass the length, and a program that forgets ``k %= n`` is wrong there);
     * ``sorted_args`` / ``distinct_args``: list arguments that are always sorted / duplicate-free
       (only when seeds show it on lists long enough for it to mean something);
     * ``distinct_fields``: (list arg, field) of a list of records whose field never repeats
@@ -37,10 +39,11 @@ class Invariants:
     promised: Promised = field(default_factory=Promised)
 
     @classmethod
-    def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "", trees: Sequence[int] = ()
-             ) -> "Invariants":
+    def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "", trees: Sequence[int] = (),
+             stated_hi: Sequence[int] = ()) -> "Invariants":
         """Sortedness needs the statement's word for it (people write examples in order);
-        distinctness needs the statement's word or odds below 1% of it happening by chance."""
+        distinctness needs the statement's word or odds below 1% of it happening by chance.
+        ``stated_hi``: the arguments whose upper bound the statement states in numbers."""
         inv = cls(trees=list(trees))
         given = about_the_input(statement)
         words = given.lower()
@@ -63,7 +66,7 @@ class Invariants:
                 groups.append([i])
         inv.same_len = [g for g in groups if len(g) > 1]
         ints = [i for i in range(arity) if all(isinstance(s[i], int) and not isinstance(s[i], bool) for s in seeds)]
-        for i in ints:
+        for i in (i for i in ints if i not in stated_hi):
             for j in seqs:
                 if all(0 <= s[i] <= inv.size(s[j], j) for s in seeds) and len({s[i] for s in seeds}) > 1:
                     inv.index_of.append((i, j))
