@@ -76,6 +76,12 @@ def _sentences(doc: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.;])\s+|\s+\d\.\s+|(?<!\d)\s\*\s(?!\d)", text) if s.strip()]
 
 
+def _inclusive(lo_text: str, lo_op: str, hi_op: str, hi_text: str) -> tuple[Optional[float], Optional[float]]:
+    """The inclusive ends of ``lo_text lo_op x hi_op hi_text``: ``1 < x < 10`` is 2..9."""
+    lo, hi = parse_number(lo_text), parse_number(hi_text)
+    return (lo if lo_op == "≤" or lo is None else lo + 1), (hi if hi_op == "≤" or hi is None else hi - 1)
+
+
 _LEN = r"(?:len\(\s*{n}\s*\)|{n}\.length|length of (?:the )?(?:{n}|array|list|string))"
 
 
@@ -97,15 +103,13 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
             # and an element bound of one name, and both are read
             m = re.search(rf"({_NUM})\s*(≤|<)\s*{ln}\s*(≤|<)\s*({_NUM})", t, re.I)
             if m:
-                lo, hi = parse_number(m.group(1)), parse_number(m.group(4))
-                out[n] = out[n].merge(Bound(length_lo=lo if m.group(2) == "≤" else (lo or 0) + 1,
-                                            length_hi=hi if m.group(3) == "≤" else (hi or 0) - 1))
+                lo, hi = _inclusive(*m.group(1, 2, 3, 4))
+                out[n] = out[n].merge(Bound(length_lo=lo, length_hi=hi))
             # a value's bound, or every element's (LeetCode's ``-10^4 <= nums[i] <= 10^4``)
             m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}(?:\[\s*\w+\s*\])?\s*(≤|<)\s*({_NUM})", t)
             if m:
-                lo, hi = parse_number(m.group(1)), parse_number(m.group(4))
-                out[n] = out[n].merge(Bound(lo=lo if m.group(2) == "≤" else (lo or 0) + 1,
-                                            hi=hi if m.group(3) == "≤" else (hi or 0) - 1))
+                lo, hi = _inclusive(*m.group(1, 2, 3, 4))
+                out[n] = out[n].merge(Bound(lo=lo, hi=hi))
             # a lower bound in a chain whose next term is a name: "1 <= k <= n <= 10^4"
             m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}\s*(?:≤|<)\s*[A-Za-z_]", t)
             if m and parse_number(m.group(1)) is not None:
@@ -113,9 +117,7 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
                 out[n] = out[n].merge(Bound(lo=lo if m.group(2) == "≤" else lo + 1))
         # several names under one bound: "1 <= s.length, t.length <= 5 * 10^4"
         for m in re.finditer(rf"({_NUM})\s*(≤|<)\s*((?:[\w.\[\]]+\s*,\s*)+[\w.\[\]]+)\s*(≤|<)\s*({_NUM})", t):
-            lo, hi = parse_number(m.group(1)), parse_number(m.group(5))
-            lo = lo if m.group(2) == "≤" or lo is None else lo + 1
-            hi = hi if m.group(4) == "≤" or hi is None else hi - 1
+            lo, hi = _inclusive(*m.group(1, 2, 4, 5))
             for item in re.split(r"\s*,\s*", m.group(3)):
                 name = re.match(r"\w+", item)
                 if name and name.group(0) in out:

@@ -42,7 +42,7 @@ from collections import Counter
 import re
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 WORDS = {
     "majority": r"\bmajority\b|more than half",
@@ -127,14 +127,14 @@ class Guarantees:
             return g
         for i in trees if said["bst"] else ():
             values = [s[i] for s in seeds]
-            sized = {repr(v) for v in values if isinstance(v, list) and sum(x is not None for x in v) >= MIN_LEN}
+            sized = observations([v for v in values if isinstance(v, list)], tree_size)
             if len(sized) >= MIN_SEEDS and all(isinstance(v, list) and is_search_tree(v) for v in values):
                 g.bst.append(i)
         for i in range(arity):
             values = [s[i] for s in seeds]
             if not all(_scalars(v) for v in values):
                 continue
-            longish = list({repr(v): v for v in values if len(v) >= MIN_LEN}.values())
+            longish = observations(values)
             if len(longish) < MIN_SEEDS:
                 continue
             if said["majority"] and all(has_majority(v) for v in values) and any(len(set(v)) > 1 for v in longish):
@@ -230,6 +230,21 @@ def _in_order(level: list[Any]) -> Optional[list[int]]:
     if not all(isinstance(level[p], (int, float)) and not isinstance(level[p], bool) for p in out):
         return None
     return out
+
+
+def observations(values: list[list[Any]], size: Callable[[list[Any]], int] = len) -> list[list[Any]]:
+    """The values of ``MIN_LEN`` or more elements (``size``), each once: a value several seeds
+    share is one observation, not several."""
+    return list({hashable(v): v for v in values if size(v) >= MIN_LEN}.values())
+
+
+def hashable(x: Any) -> Any:
+    """A key for a JSON value that tells 1, 1.0 and True apart."""
+    if isinstance(x, list):
+        return tuple(hashable(y) for y in x)
+    if isinstance(x, dict):
+        return tuple(sorted((k, hashable(v)) for k, v in x.items()))
+    return (type(x).__name__, x)
 
 
 def tree_size(level: list[Any]) -> int:
@@ -370,7 +385,7 @@ class Promised:
             nonempty = [v for v in values if v]
             lo = 0 if any(min(v) == 0 for v in nonempty) else 1
             off = max(max(v) - len(v) for v in nonempty)
-            longish = list({repr(v): v for v in values if len(v) >= MIN_LEN}.values())
+            longish = observations(values)
             reach = sum(1 for v in longish if max(v) == len(v) + off)
             if all(min(v) >= lo for v in nonempty) and -1 <= off <= 1 and 2 * reach > len(longish):
                 p.within_length.append((i, lo, off))

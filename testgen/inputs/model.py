@@ -69,8 +69,9 @@ class FunctionModel:
         g, promised = self.invariants.guarantees, self.invariants.promised
         if promised and not promised.holds(args):
             return False
-        if self.invariants.trees and not all(self.specs[i].accepts(args[i]) for i, _ in self.invariants.index_of):
-            return False  # "1 <= k <= n": an index cut to a tree's node count (or a list's length) below its minimum
+        trees = self.invariants.trees
+        if not all(self.specs[i].accepts(args[i]) for i, j in self.invariants.index_of if j in trees):
+            return False  # "1 <= k <= n": an index cut to a tree's node count below its minimum
         return not g or (g.holds(args) and all(self.specs[j].accepts(args[j]) for _, j in g.one_pair_sum))
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from ..distinct_rows import says_distinct_values
-from .guarantees import Guarantees, Promised, tree_size
+from .guarantees import Guarantees, Promised, hashable, observations, tree_size
 
 
 @dataclass
@@ -76,7 +76,7 @@ class Invariants:
             if len(lists) != len(seeds):
                 continue
             longish = [v for v in lists if len(v) >= 3]
-            if _distinct_beyond_chance([[_hashable(x) for x in v] for v in lists], says_unique):
+            if _distinct_beyond_chance([[hashable(x) for x in v] for v in lists], says_unique):
                 inv.distinct_args.append(i)
             if len(longish) >= 2:
                 try:
@@ -86,7 +86,7 @@ class Invariants:
                     pass
                 k = _record_len(lists)
                 for f in range(k or 0):
-                    if _distinct_beyond_chance([[_hashable(x[f]) for x in v] for v in lists], says_unique):
+                    if _distinct_beyond_chance([[hashable(x[f]) for x in v] for v in lists], says_unique):
                         inv.distinct_fields.append((i, f))
         return inv
 
@@ -113,10 +113,10 @@ class Invariants:
                     args[i] = v if len(v) == n else v
         for i in self.distinct_args:
             if isinstance(args[i], list):
-                args[i] = _first_of_each(args[i], _hashable)
+                args[i] = _first_of_each(args[i], hashable)
         for i, f in self.distinct_fields:
             if isinstance(args[i], list):
-                args[i] = _first_of_each(args[i], lambda x, f=f: _hashable(_field(x, f)))
+                args[i] = _first_of_each(args[i], lambda x, f=f: hashable(_field(x, f)))
         for i in self.sorted_args:
             if isinstance(args[i], list):
                 try:
@@ -169,7 +169,7 @@ def _distinct_beyond_chance(lists: list[list[Any]], says_unique: bool) -> bool:
         return False
     if says_unique and any(len(v) >= 2 for v in lists):
         return True
-    longish = list({_hashable(v): v for v in lists if len(v) >= 3}.values())
+    longish = observations(lists)
     if len(longish) < 2:
         return False
     r = max(len({x for v in lists for x in v}), 1)
@@ -184,10 +184,3 @@ def _record_len(lists: list[list[Any]]) -> Optional[int]:
     k = len(elems[0])
     return k if k and all(len(x) == k for x in elems) else None
 
-
-def _hashable(x: Any) -> Any:
-    if isinstance(x, list):
-        return tuple(_hashable(y) for y in x)
-    if isinstance(x, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in x.items()))
-    return (type(x).__name__, x)
