@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-# a power of ten may carry an offset: "$0 \\le n < 10^9+7$", "$n \\le 10^5 - 1$"
-_NUM = (r"-?(?:(?:\d+(?:\.\d+)?\s*\*\s*10\^-?\d+|10\^-?\d+)(?:\s*[-+]\s*\d+(?![\d^.]))?"
+# a power (of ten, or "2^31") may carry an offset: "$0 \\le n < 10^9+7$", "$n \\le 10^5 - 1$", "2^31 - 1"
+_NUM = (r"-?(?:(?:\d+(?:\.\d+)?\s*\*\s*10\^-?\d+|10\^-?\d+|\d+\^\d+)(?:\s*[-+]\s*\d+(?![\d^.]))?"
         r"|\d+(?:\.\d+)?e-?\d+|\d+(?:\.\d+)?)(?!\d|\.\d)")
 _NAME = r"[A-Za-z](?:_\{?[A-Za-z0-9,]+\}?|[A-Za-z0-9]*)?(?:\s*,\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)*"
 
@@ -39,7 +39,7 @@ class Range:
 
 def parse_number(s: str) -> Optional[float]:
     s = s.replace(" ", "")
-    offset = re.fullmatch(r"(.*10\^-?\d+)([-+]\d+)", s)
+    offset = re.fullmatch(r"(.*\d\^-?\d+)([-+]\d+)", s)
     if offset:
         base = parse_number(offset.group(1))
         return None if base is None else base + int(offset.group(2))
@@ -47,9 +47,9 @@ def parse_number(s: str) -> Optional[float]:
         if "*10^" in s:
             a, b = s.split("*10^")
             return float(a) * 10 ** int(b)
-        if s.lstrip("-").startswith("10^"):
-            sign = -1 if s.startswith("-") else 1
-            return sign * 10 ** int(s.lstrip("-")[3:])
+        power = re.fullmatch(r"(-?)(\d+)\^(-?\d+)", s)  # 10^5, 2^31
+        if power:
+            return (-1 if power.group(1) else 1) * int(power.group(2)) ** int(power.group(3))
         return float(s)
     except (ValueError, OverflowError):
         return None

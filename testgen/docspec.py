@@ -93,7 +93,7 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
     if not names:
         return out
     for sent in _sentences(statement):
-        t = normalize(sent)
+        t = normalize(sent).replace("**", "^")  # Python's power: "0 <= n < 10**18"
         low = t.lower()
         mentioned = [n for n in names if re.search(rf"\b{re.escape(n)}\b", t)]
         single = names[0] if len(names) == 1 else None
@@ -106,17 +106,23 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
                 lo, hi = _inclusive(*m.group(1, 2, 3, 4))
                 out[n] = out[n].merge(Bound(length_lo=lo, length_hi=hi))
             # a value's bound, or every element's (LeetCode's ``-10^4 <= nums[i] <= 10^4``)
-            m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}(?:\[\s*\w+\s*\])?\s*(≤|<)\s*({_NUM})", t)
+            m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}(?:\[\s*\w+\s*\])*\s*(≤|<)\s*({_NUM})", t)
             if m:
                 lo, hi = _inclusive(*m.group(1, 2, 3, 4))
                 out[n] = out[n].merge(Bound(lo=lo, hi=hi))
+            # an upper bound in a chain whose term before is a name: "starti < endi <= 5 * 10^4"
+            m = re.search(rf"[A-Za-z_\]]\s*(?:≤|<)\s*{re.escape(n)}(?:\[\s*\w+\s*\])*\s*(≤|<)\s*({_NUM})", t)
+            if m and parse_number(m.group(2)) is not None:
+                hi = parse_number(m.group(2))
+                out[n] = out[n].merge(Bound(hi=hi if m.group(1) == "≤" else hi - 1))
             # a lower bound in a chain whose next term is a name: "1 <= k <= n <= 10^4"
             m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}\s*(?:≤|<)\s*[A-Za-z_]", t)
             if m and parse_number(m.group(1)) is not None:
                 lo = parse_number(m.group(1))
                 out[n] = out[n].merge(Bound(lo=lo if m.group(2) == "≤" else lo + 1))
-        # several names under one bound: "1 <= s.length, t.length <= 5 * 10^4"
-        for m in re.finditer(rf"({_NUM})\s*(≤|<)\s*((?:[\w.\[\]]+\s*,\s*)+[\w.\[\]]+)\s*(≤|<)\s*({_NUM})", t):
+        # several names under one bound: "1 <= s.length, t.length <= 5 * 10^4"; "0 <= ai, bi < n"
+        # (a name above them: their lower bound only)
+        for m in re.finditer(rf"({_NUM})\s*(≤|<)\s*((?:[\w.\[\]]+\s*,\s*)+[\w.\[\]]+)\s*(≤|<)\s*({_NUM}|[A-Za-z_]\w*)", t):
             lo, hi = _inclusive(*m.group(1, 2, 4, 5))
             for item in re.split(r"\s*,\s*", m.group(3)):
                 name = re.match(r"\w+", item)
@@ -152,7 +158,7 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
     for line in statement.splitlines():  # a line, not a sentence: "or 2." would end a numbered item
         for n in names:
             # a few values, consecutive: "nums[i] is either 0, 1, or 2", "bits[i] is 0 or 1"
-            m = re.search(rf"\b{re.escape(n)}(?:\[\s*\w+\s*\])?\s+is\s+(?:either\s+)?((?:-?\d+\s*,\s*)*-?\d+),?"
+            m = re.search(rf"\b{re.escape(n)}(?:\[\s*\w+\s*\])*\s+is\s+(?:either\s+)?((?:-?\d+\s*,\s*)*-?\d+),?"
                           rf"\s+or\s+(-?\d+)\b", line)
             if m:
                 vals = sorted({int(x) for x in re.findall(r"-?\d+", m.group(1))} | {int(m.group(2))})

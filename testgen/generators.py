@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .candidates import Candidate
-from .inputs import FloatSpec, FunctionModel, IntSpec, StrSpec, size_ok
+from .inputs import FloatSpec, FunctionModel, IntSpec, ListSpec, StrSpec, size_ok
 from .rng import stream
 from .input_caps import MAX_INPUT_CHARS
 from .smodel import StdioModel
@@ -204,12 +204,13 @@ def _unbounded_numbers(sp: Any, value: Any) -> bool:
             and _numbers_of(value) is not None and any(value))
 
 
-def _shape(m: FunctionModel, args: list[Any], rng: random.Random, note: str) -> list[Candidate]:
+def _shape(m: FunctionModel, args: list[Any], rng: random.Random, note: str, family: str = "relations"
+           ) -> list[Candidate]:
     """``args`` brought back inside the seeds' relations as a candidate of a shape of its own
     (selection keeps one of each, the largest, as it keeps stress shapes), or none where that puts
     an argument outside its domain (an index into an emptied list may not go to 0)."""
     args = m.fix(args, rng)
-    return [Candidate("relations", args=args, note=note)] if all(sp.accepts(v) for sp, v in zip(m.specs, args)) else []
+    return [Candidate(family, args=args, note=note)] if all(sp.accepts(v) for sp, v in zip(m.specs, args)) else []
 
 
 def _overlapping(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> list[Candidate]:
@@ -276,18 +277,32 @@ def _emptied(m: FunctionModel, pool: list[list[Any]], rng: random.Random) -> lis
     """Each seed with one sequence argument empty (with the whole group whose length it always
     shares), where the seeds never showed it empty and the statement states no minimum length
     (``Spec.empty``): a search in an empty list, an empty word. Not where the arguments tied to it
-    then leave their domain (``top_k(lst, k)`` with k positive: k would be 0)."""
+    then leave their domain (``top_k(lst, k)`` with k positive: k would be 0). Where the statement
+    says it may be empty ("s may be empty", "if the list is empty, ...") and no seed shows it, the
+    input is a corner case a setter writes by hand: kept whole, as the corner family is."""
     out: list[Candidate] = []
     for s in pool:
         for i in range(m.arity):
             group = m.invariants.group_of(i)
-            if i != min(group) or not s[i] or any(m.specs[j].empty() is None for j in group):
+            if i != min(group) or not s[i]:
+                continue
+            said = all(_said_empty(m, j) for j in group)
+            if not said and any(m.specs[j].empty() is None for j in group):
                 continue
             args = list(s)
             for j in group:
-                args[j] = m.specs[j].empty()
-            out += _shape(m, args, rng, f"shape:empty-arg{i}")
+                args[j] = m.specs[j].empty() if not said else "" if isinstance(m.specs[j], StrSpec) else []
+            out += _shape(m, args, rng, f"shape:empty-arg{i}", "corner" if said else "relations")
     return out
+
+
+def _said_empty(m: FunctionModel, j: int) -> bool:
+    """Does the statement allow argument ``j`` empty ("s may be empty", "if the list is empty"; not
+    "return an empty list", "an empty cell"), where no seed shows it so?"""
+    sp = m.specs[j]
+    return (m.hints.input_empty and not m.hints.non_empty and isinstance(sp, (StrSpec, ListSpec))
+            and sp.min_len == 0 and not getattr(sp, "choices", None)
+            and all(isinstance(s[j], (str, list)) and s[j] for s in m.seeds if len(s) == m.arity))
 
 
 def f_widen(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]:

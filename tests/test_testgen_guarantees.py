@@ -52,7 +52,7 @@ def test_seeds_that_show_a_shape_by_chance_do_not_narrow_without_the_statements_
 
 def test_repairs_use_the_lists_own_values_and_say_when_they_could_not():
     rng = random.Random(1)
-    g = Guarantees(majority=[0], repeated_but_one=[(1, 3)])
+    g = Guarantees(majority=[0], repeated_but_singles=[(1, 3, 1)])
     for _ in range(200):
         v, w = [rng.randint(-5, 5) for _ in range(rng.randint(1, 9))], [rng.randint(0, 99) for _ in range(10)]
         a = g.repair([v, w], rng)

@@ -81,6 +81,7 @@ class Hints:
     negative_ok: bool = False
     non_empty: bool = False
     empty_ok: bool = False
+    input_empty: bool = False  # "s may be empty", "if the list is empty": an input, not an answer or a cell
     case_stated: bool = False  # "lowercase", "uppercase", "case-insensitive", "ignoring case": case matters
     # "prime", "divisor", "factors", "divisible", "gcd": a number's divisors decide the answer, so a large
     # prime is its worst case (trial division up to n instead of its square root)
@@ -95,6 +96,7 @@ class Hints:
             negative_ok=bool(re.search(r"\bnegative\b", t.replace("non-negative", "").replace("nonnegative", ""))),
             non_empty=bool(re.search(r"non-?empty", t)),
             empty_ok=bool(re.search(r"(?<!non-)(?<!non)\bempty\b", t)),
+            input_empty=bool(re.search(r"\b(?:is|are|be|being)\s+(?:an?\s+)?empty\b", t)),
             case_stated=bool(re.search(r"lower-?case|upper-?case|case-?(in)?sensitive|(ignor\w*|regardless of) "
                                        r"(the )?case|capital", t)),
             divisibility=bool(re.search(r"\bprimes?\b|\bdivisors?\b|\bdivisible\b|\bdivides\b|\bfactors?\b|factori[sz]"

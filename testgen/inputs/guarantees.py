@@ -16,8 +16,9 @@ the seeds alone are no evidence, as "sorted" needs the statement's word too:
 
 * ``majority``: one value occurs more than half the time, and some seed holds other values
   ("majority", "more than half");
-* ``repeated_but_one``: every value occurs exactly ``c`` >= 2 times but one, which occurs once
-  ("appears twice except for one");
+* ``repeated_but_singles``: every value occurs exactly ``c`` >= 2 times but ``m`` >= 1 of them,
+  which occur once, ``m`` the same in every seed ("appears twice except for one", "exactly two
+  elements appear only once and all the others twice");
 * ``range_but_one``: ``n`` distinct values of ``base..base + n`` (base 0 when a seed holds 0,
   else 1), not all of them the first ``n`` (a permutation, kept elsewhere) ("distinct" or
   "unique", and "range" or "missing");
@@ -46,7 +47,8 @@ from typing import Any, Callable, Optional, Sequence
 
 WORDS = {
     "majority": r"\bmajority\b|more than half",
-    "repeated_but_one": r"\bexcept\b.*\b(?:once|one)\b|\b(?:twice|thrice|times)\b.*\bexcept\b",
+    "repeated_but_singles": (r"\bexcept\b.*\b(?:once|one)\b|\b(?:twice|thrice|times)\b.*\bexcept\b"
+                             r"|\bonce\b.*\b(?:twice|thrice)\b|\b(?:twice|thrice)\b.*\bonce\b"),
     "range_but_one": r"(?=.*\b(?:distinct|unique)\b)(?=.*\b(?:range|missing)\b)",
     "one_pair_sum": r"(?=.*\b(?:sums?|add(?:s)? up)\b)(?=.*\b(?:exactly one|only one|one solution|one valid)\b)",
     "bst": r"binary search tree|\bbsts?\b",
@@ -68,13 +70,15 @@ def has_majority(v: list[Any]) -> bool:
     return bool(v) and Counter(v).most_common(1)[0][1] * 2 > len(v)
 
 
-def repeat_count(v: list[Any]) -> Optional[int]:
-    """c when every value of ``v`` occurs exactly c >= 2 times but one, which occurs once."""
+def repeat_profile(v: list[Any]) -> Optional[tuple[int, int]]:
+    """(c, m) when every value of ``v`` occurs exactly c >= 2 times but m >= 1 of them, which occur
+    once; c is 0 when every value occurs once."""
     counts = sorted(Counter(v).values())
-    if not counts or counts[0] != 1 or (len(counts) > 1 and counts[1] == 1):
+    m = counts.count(1)
+    rest = set(counts[m:])
+    if not m or len(rest) > 1:
         return None
-    rest = set(counts[1:])
-    return rest.pop() if len(rest) == 1 else (0 if not rest else None)
+    return (rest.pop() if rest else 0), m
 
 
 def in_range_but_one(v: list[Any], base: int) -> bool:
@@ -108,13 +112,13 @@ def sum_pairs(v: list[int], t: int) -> int:
 @dataclass
 class Guarantees:
     majority: list[int] = field(default_factory=list)
-    repeated_but_one: list[tuple[int, int]] = field(default_factory=list)  # (arg, c)
+    repeated_but_singles: list[tuple[int, int, int]] = field(default_factory=list)  # (arg, c, m)
     range_but_one: list[tuple[int, int]] = field(default_factory=list)  # (arg, base)
     one_pair_sum: list[tuple[int, int]] = field(default_factory=list)  # (list arg, int arg)
     bst: list[int] = field(default_factory=list)  # TreeNode args (level order) that are search trees
 
     def __bool__(self) -> bool:
-        return bool(self.majority or self.repeated_but_one or self.range_but_one or self.one_pair_sum or self.bst)
+        return bool(self.majority or self.repeated_but_singles or self.range_but_one or self.one_pair_sum or self.bst)
 
     @classmethod
     def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "", trees: Sequence[int] = ()
@@ -139,9 +143,11 @@ class Guarantees:
                 continue
             if said["majority"] and all(has_majority(v) for v in values) and any(len(set(v)) > 1 for v in longish):
                 g.majority.append(i)
-            cs = {repeat_count(v) for v in values} - {0}
-            if said["repeated_but_one"] and len(cs) == 1 and None not in cs:
-                g.repeated_but_one.append((i, cs.pop()))
+            profiles = {repeat_profile(v) for v in values}
+            cs = {p[0] for p in profiles if p} - {0}
+            if said["repeated_but_singles"] and None not in profiles and len(cs) == 1 \
+                    and len({p[1] for p in profiles if p}) == 1:
+                g.repeated_but_singles.append((i, cs.pop(), profiles.pop()[1]))
             base = _range_base(values) if said["range_but_one"] else None
             if base is not None:
                 g.range_but_one.append((i, base))
@@ -167,12 +173,12 @@ class Guarantees:
                 for k in others[:need]:
                     v[k] = m
                 args[i] = v
-        for i, c in self.repeated_but_one:
+        for i, c, m in self.repeated_but_singles:
             v = args[i]
-            if isinstance(v, list) and v and repeat_count(v) != c:
+            if isinstance(v, list) and len(set(v)) >= m and repeat_profile(v) not in ((c, m), (0, m)):
                 distinct = list(dict.fromkeys(v))
-                k = min(len(distinct) - 1, (len(v) - 1) // c)
-                out = [distinct[0]] + [x for x in distinct[1:k + 1] for _ in range(c)]
+                k = min(len(distinct) - m, (len(v) - m) // c)
+                out = distinct[:m] + [x for x in distinct[m:m + k] for _ in range(c)]
                 rng.shuffle(out)
                 args[i] = out
         for i, base in self.range_but_one:
@@ -194,8 +200,8 @@ class Guarantees:
 
     def holds(self, args: list[Any]) -> bool:
         return (all(isinstance(args[i], list) and has_majority(args[i]) for i in self.majority)
-                and all(isinstance(args[i], list) and repeat_count(args[i]) in (c, 0) and args[i]
-                        for i, c in self.repeated_but_one)
+                and all(isinstance(args[i], list) and repeat_profile(args[i]) in ((c, m), (0, m))
+                        for i, c, m in self.repeated_but_singles)
                 and all(isinstance(args[i], list) and in_range_but_one(args[i], b) for i, b in self.range_but_one)
                 and all(_ints(args[i]) and isinstance(args[j], int) and sum_pairs(args[i], args[j]) == 1
                         for i, j in self.one_pair_sum)
@@ -351,7 +357,7 @@ LIST_SHAPES = {
     "rotated ascending": _rotated_ascending,
     "one value repeats": _one_value_repeats,
     "majority": has_majority,
-    "repeated but one": lambda v: repeat_count(v) is not None,
+    "repeated but one": lambda v: (repeat_profile(v) or (0, 0))[1] == 1,
     "no leading zero": lambda v: v[0] != 0,  # digits of a number ("no leading 0's")
 }
 

@@ -96,7 +96,9 @@ def apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
     nums = _numbers(seen)
     if (b.lo is not None or b.hi is not None) and nums:
         if all((b.lo is None or x >= b.lo) and (b.hi is None or x <= b.hi) for x in nums):
-            target = spec.elem if isinstance(spec, ListSpec) else spec
+            target = spec
+            while isinstance(target, ListSpec):  # every element's, at any depth ("grid[i][j]")
+                target = target.elem
             if isinstance(target, IntSpec):
                 if b.lo is not None:
                     target.lo, target.lo_stated = int(b.lo), True

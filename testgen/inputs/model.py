@@ -10,6 +10,8 @@ from typing import Any
 
 from .base import Hints, Spec
 from .infer import apply_bound, infer_spec
+from .fields import FieldRules, record_fields
+from .records import RecordSpec
 from .relations import Invariants
 
 
@@ -39,6 +41,7 @@ class FunctionModel:
         specs = [infer_spec([s[i] for s in same], hints) for i in range(arity)]
         trees: list[int] = []
         stated: list[int] = []
+        fields = FieldRules()
         if entry_point:
             from ..docspec import arg_bounds, arg_params
             from ..entry import function_name
@@ -52,8 +55,11 @@ class FunctionModel:
                     apply_bound(specs[i], bounds[name], [s[i] for s in same])
             trees = [i for i, (_, note) in enumerate(params[:arity]) if "TreeNode" in note]
             stated = [i for i, name in enumerate(names[:arity]) if name in bounds and bounds[name].hi is not None]
-        return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds],
-                   invariants=Invariants.mine(same, arity, statement, trees, stated), hints=hints)
+            _bound_record_fields(specs, same, statement, fn, names[:arity])
+            fields = FieldRules.mine(statement, names[:arity], same)
+        invariants = Invariants.mine(same, arity, statement, trees, stated)
+        invariants.fields = fields
+        return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds], invariants=invariants, hints=hints)
 
     def base(self, rng: Random) -> list[Any]:
         pool = [s for s in self.seeds if len(s) == self.arity]
@@ -72,7 +78,25 @@ class FunctionModel:
         trees = self.invariants.trees
         if not all(self.specs[i].accepts(args[i]) for i, j in self.invariants.index_of if j in trees):
             return False  # "1 <= k <= n": an index cut to a tree's node count below its minimum
+        if self.invariants.fields and not self.invariants.fields.holds(args):
+            return False
         return not g or (g.holds(args) and all(self.specs[j].accepts(args[j]) for _, j in g.one_pair_sum))
+
+
+def _bound_record_fields(specs: list[Spec], seeds: list[list[Any]], statement: str, fn: str, names: list[str]) -> None:
+    """The statement's numeric bounds of record fields it names (``intervals[i] = [starti, endi]``,
+    ``-5 * 10^4 <= starti < endi <= 5 * 10^4``), applied to each field of the records' spec."""
+    from ..docspec import arg_bounds
+
+    for arg, fields in record_fields(statement, names).items():
+        i = names.index(arg)
+        rec = getattr(specs[i], "elem", None)
+        if not isinstance(rec, RecordSpec) or len(rec.fields) != len(fields):
+            continue
+        bounds = arg_bounds(statement, fn, fields)
+        for f, name in enumerate(fields):
+            seen = [r[f] for s in seeds if isinstance(s[i], list) for r in s[i] if isinstance(r, list) and len(r) > f]
+            apply_bound(rec.fields[f], bounds[name], seen)
 
 
 def size_ok(value: Any, limit: int = 200_000) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from ..distinct_rows import says_distinct_values
+from .fields import FieldRules
 from .guarantees import Guarantees, Promised, hashable, observations, tree_size
 
 
@@ -25,6 +26,10 @@ class Invariants:
       (only when seeds show it on lists long enough for it to mean something);
     * ``distinct_fields``: (list arg, field) of a list of records whose field never repeats
       within a list ("All ages are different" of ``[gender, age]`` pairs), on the same evidence;
+    * ``rectangular``: lists of rows (lists or strings) whose rows all have one length in every
+      seed, two or more of them with several rows, where the statement speaks of a matrix or a
+      grid ("m x n", "grid[i].length", "all rows have the same length");
+    * ``fields``: what the statement says of a record's fields it names (``fields.py``);
     * ``guarantees``: shapes of a list's values that a statement promises ("the majority element
       always exists", "exactly one solution"), and ``promised``: what every int list of the seeds
       shows when the statement promises the input more than the model reads (``guarantees.py``)."""
@@ -36,6 +41,8 @@ class Invariants:
     distinct_fields: list[tuple[int, int]] = field(default_factory=list)
     guarantees: Guarantees = field(default_factory=Guarantees)
     trees: list[int] = field(default_factory=list)  # TreeNode arguments, as level-order lists
+    rectangular: list[int] = field(default_factory=list)
+    fields: FieldRules = field(default_factory=FieldRules)
     promised: Promised = field(default_factory=Promised)
 
     @classmethod
@@ -48,7 +55,9 @@ class Invariants:
         given = about_the_input(statement)
         words = given.lower()
         says_sorted = bool(re.search(r"\bsorted\b|ascending|increasing order|non-?decreasing", words))
-        says_unique = bool(re.search(r"\bunique\b|\bdistinct\b|duplicate", words)) or says_distinct_values(given)
+        says_unique = (bool(re.search(r"\bunique\b|\bdistinct\b|duplicate|\bno\b[^.;]*\brepeated\b", words))
+                       or says_distinct_values(given))
+        says_rectangular = bool(re.search(RECTANGULAR_WORDS, statement, re.I))
         if len(seeds) < 2:
             return inv
         inv.guarantees = Guarantees.mine(seeds, arity, statement, trees)
@@ -75,15 +84,14 @@ class Invariants:
             lists = [s[i] for s in seeds if isinstance(s[i], list)]
             if len(lists) != len(seeds):
                 continue
+            if says_rectangular and _rectangular(lists):
+                inv.rectangular.append(i)
             longish = [v for v in lists if len(v) >= 3]
             if _distinct_beyond_chance([[hashable(x) for x in v] for v in lists], says_unique):
                 inv.distinct_args.append(i)
+            if says_sorted and (_all_sorted(longish) if len(longish) >= 2 else _sorted_beyond_chance(lists)):
+                inv.sorted_args.append(i)
             if len(longish) >= 2:
-                try:
-                    if says_sorted and all(v == sorted(v) for v in longish):
-                        inv.sorted_args.append(i)
-                except TypeError:
-                    pass
                 k = _record_len(lists)
                 for f in range(k or 0):
                     if _distinct_beyond_chance([[hashable(x[f]) for x in v] for v in lists], says_unique):
@@ -96,6 +104,7 @@ class Invariants:
 
     def enforce(self, args: list[Any], rng: Random) -> list[Any]:
         args = self.guarantees.repair(args, rng) if self.guarantees else list(args)
+        args = self.fields.repair(args, rng) if self.fields else args
         for g in self.same_len:
             if not all(isinstance(args[i], (str, list)) for i in g):
                 continue
@@ -103,14 +112,15 @@ class Invariants:
             if rng.random() < 0.5:
                 n = max(len(args[i]) for i in g)
             for i in g:
-                v = args[i]
-                if len(v) > n:
-                    args[i] = v[:n]
-                elif len(v) < n:
-                    pad = v if v else (args[g[0]] if args[g[0]] else v)
-                    while len(v) < n and pad:
-                        v = v + pad[: n - len(v)]
-                    args[i] = v if len(v) == n else v
+                args[i] = _resized(args[i], n, args[g[0]])
+        for i in self.rectangular:
+            rows = args[i]
+            if isinstance(rows, list) and all(isinstance(r, (str, list)) for r in rows):
+                lens = [len(r) for r in rows]
+                if len(set(lens)) > 1:
+                    n = min(lens) if rng.random() < 0.5 and min(lens) else max(lens)
+                    longest = rows[lens.index(max(lens))]
+                    args[i] = [_resized(r, n, longest) for r in rows]
         for i in self.distinct_args:
             if isinstance(args[i], list):
                 args[i] = _first_of_each(args[i], hashable)
@@ -132,6 +142,44 @@ class Invariants:
         """How many elements argument ``arg`` holds: a tree's nodes ("1 <= k <= n", n the number of
         nodes; not its level order's length), else its length."""
         return tree_size(value) if arg in self.trees and isinstance(value, list) else len(value)
+
+
+def _all_sorted(lists: list[list[Any]]) -> bool:
+    try:
+        return all(v == sorted(v) for v in lists)
+    except TypeError:
+        return False
+
+
+def _sorted_beyond_chance(lists: list[list[Any]]) -> bool:
+    """Every list sorted, where fewer than two seeds hold 3 or more values: two distinct lists or
+    more, with 4 or more pairs of neighbours among them (``[2, 3, 10, 11]`` and ``[0, 8]``), which
+    random lists would all keep in order once in 16 or less."""
+    seen = list({hashable(v): v for v in lists if len(v) >= 2}.values())
+    return _all_sorted(lists) and len(seen) >= 2 and sum(len(v) - 1 for v in seen) >= 4
+
+
+RECTANGULAR_WORDS = r"\bmatrix\b|\bgrid\b|same length|\bm\s*[x×*]\s*n\b|rectangular|\w\[i\]\.length"
+
+
+def _rectangular(lists: list[list[Any]]) -> bool:
+    """Are these lists of rows all rectangular, two or more of them with several rows?"""
+    if not all(isinstance(r, (str, list)) for v in lists for r in v):
+        return False
+    if any(len({len(r) for r in v}) > 1 for v in lists):
+        return False
+    return len({hashable(v) for v in lists if len(v) >= 2}) >= 2
+
+
+def _resized(v: Any, n: int, pad: Any) -> Any:
+    """``v`` (a list or a string) cut to length ``n``, or lengthened by repeating its own values
+    (``pad``'s, when it has none)."""
+    if len(v) >= n:
+        return v[:n]
+    src = v if v else pad
+    while len(v) < n and src:
+        v = v + src[: n - len(v)]
+    return v
 
 
 def _first_of_each(values: list[Any], key: Callable[[Any], Any]) -> list[Any]:
