@@ -88,6 +88,8 @@ def detect(headers: list[list[str]], rows: list[list[list[str]]], row_kinds: tup
             for base in (1, 0):
                 ok, reach = True, False
                 for h, rs in zip(headers, rows):
+                    if not rs:
+                        continue  # a sample with no rows ("1", a tree of one node) says nothing of labels
                     n = int(h[j])
                     vals = [int(r[c]) for r in rs]
                     if n < 2 or any(v < base or v > n - 1 + base for v in vals):
@@ -118,8 +120,8 @@ def detect(headers: list[list[str]], rows: list[list[list[str]]], row_kinds: tup
             re.search(r"\bconnected\b", words) and not re.search(r"not (necessarily )?connected", words))
         if all_trees and (re.search(r"\btrees?\b", words) or len(edge_sets) >= 2):
             st.graph = "tree"
-        elif st.simple or st.connected:
-            st.graph = "graph"
+        elif st.simple or st.connected or re.search(r"\b(?:graph|roads?|edges?|vert(?:ex|ices)|nodes?)\b", words):
+            st.graph = "graph"  # parallel edges in a sample, not connected: a graph still, if it says so
     return st
 
 
