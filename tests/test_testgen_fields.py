@@ -66,7 +66,8 @@ def test_an_interval_keeps_its_start_below_its_end_and_its_stated_bounds():
 def test_field_rules_the_seeds_break_were_misread_and_are_not_kept():
     assert record_fields("points[i] = [xi, yi] and times[i] = (ui, vi, wi)", ["points", "times"]) == {
         "points": ["xi", "yi"], "times": ["ui", "vi", "wi"]}
-    rules = FieldRules.mine("edges[i] = [ai, bi]\n0 <= ai, bi < n\n", ["n", "edges"], [[2, [[0, 5]]], [3, [[4, 2]]]])
+    stmt = "edges[i] = [ai, bi]\n0 <= ai, bi < n\n"
+    rules = FieldRules.mine(stmt, ["n", "edges"], [[2, [[0, 5]]], [3, [[4, 2]]]], record_fields(stmt, ["n", "edges"]))
     assert not rules
 
 

@@ -20,6 +20,7 @@ from random import Random
 from typing import Any, Optional
 
 from ..constraints import normalize
+from .base import kind_of
 
 NAMING = re.compile(r"\b([A-Za-z_]\w*)\[i\]\s*=\s*[\[(]\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*[\])]")
 
@@ -46,10 +47,12 @@ class FieldRules:
         return bool(self.below or self.ascending or self.differ)
 
     @classmethod
-    def mine(cls, statement: str, names: list[str], seeds: list[list[Any]]) -> "FieldRules":
+    def mine(cls, statement: str, names: list[str], seeds: list[list[Any]], named: dict[str, list[str]]
+             ) -> "FieldRules":
+        """``named``: each argument's field names (``record_fields``)."""
         rules = cls()
         text = normalize(statement).replace("!=", "≠")
-        for arg, fields in record_fields(statement, names).items():
+        for arg, fields in named.items():
             i = names.index(arg)
             pos = {name: f for f, name in enumerate(fields)}
             alt = "|".join(re.escape(n) for n in fields)
@@ -144,8 +147,8 @@ class FieldRules:
 
 
 def _int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+    return kind_of(x) == "int"
 
 
 def _num(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    return kind_of(x) in ("int", "float")

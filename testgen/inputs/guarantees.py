@@ -238,10 +238,11 @@ def _in_order(level: list[Any]) -> Optional[list[int]]:
     return out
 
 
-def observations(values: list[list[Any]], size: Callable[[list[Any]], int] = len) -> list[list[Any]]:
-    """The values of ``MIN_LEN`` or more elements (``size``), each once: a value several seeds
+def observations(values: list[list[Any]], size: Callable[[list[Any]], int] = len, least: int = MIN_LEN
+                 ) -> list[list[Any]]:
+    """The values of ``least`` or more elements (``size``), each once: a value several seeds
     share is one observation, not several."""
-    return list({hashable(v): v for v in values if size(v) >= MIN_LEN}.values())
+    return list({hashable(v): v for v in values if size(v) >= least}.values())
 
 
 def hashable(x: Any) -> Any:

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base import Hints, Spec
-from .infer import apply_bound, infer_spec
 from .fields import FieldRules, record_fields
+from .infer import apply_bound, infer_spec
 from .records import RecordSpec
 from .relations import Invariants
 
@@ -55,8 +55,9 @@ class FunctionModel:
                     apply_bound(specs[i], bounds[name], [s[i] for s in same])
             trees = [i for i, (_, note) in enumerate(params[:arity]) if "TreeNode" in note]
             stated = [i for i, name in enumerate(names[:arity]) if name in bounds and bounds[name].hi is not None]
-            _bound_record_fields(specs, same, statement, fn, names[:arity])
-            fields = FieldRules.mine(statement, names[:arity], same)
+            named = record_fields(statement, names[:arity])
+            _bound_record_fields(specs, same, statement, fn, names[:arity], named)
+            fields = FieldRules.mine(statement, names[:arity], same, named)
         invariants = Invariants.mine(same, arity, statement, trees, stated)
         invariants.fields = fields
         return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds], invariants=invariants, hints=hints)
@@ -83,12 +84,13 @@ class FunctionModel:
         return not g or (g.holds(args) and all(self.specs[j].accepts(args[j]) for _, j in g.one_pair_sum))
 
 
-def _bound_record_fields(specs: list[Spec], seeds: list[list[Any]], statement: str, fn: str, names: list[str]) -> None:
-    """The statement's numeric bounds of record fields it names (``intervals[i] = [starti, endi]``,
-    ``-5 * 10^4 <= starti < endi <= 5 * 10^4``), applied to each field of the records' spec."""
+def _bound_record_fields(specs: list[Spec], seeds: list[list[Any]], statement: str, fn: str, names: list[str],
+                         named: dict[str, list[str]]) -> None:
+    """The statement's numeric bounds of record fields it names (``named``: ``intervals[i] = [starti,
+    endi]``, ``-5 * 10^4 <= starti < endi <= 5 * 10^4``), applied to each field of the records' spec."""
     from ..docspec import arg_bounds
 
-    for arg, fields in record_fields(statement, names).items():
+    for arg, fields in named.items():
         i = names.index(arg)
         rec = getattr(specs[i], "elem", None)
         if not isinstance(rec, RecordSpec) or len(rec.fields) != len(fields):

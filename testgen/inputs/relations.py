@@ -155,7 +155,7 @@ def _sorted_beyond_chance(lists: list[list[Any]]) -> bool:
     """Every list sorted, where fewer than two seeds hold 3 or more values: two distinct lists or
     more, with 4 or more pairs of neighbours among them (``[2, 3, 10, 11]`` and ``[0, 8]``), which
     random lists would all keep in order once in 16 or less."""
-    seen = list({hashable(v): v for v in lists if len(v) >= 2}.values())
+    seen = observations(lists, least=2)
     return _all_sorted(lists) and len(seen) >= 2 and sum(len(v) - 1 for v in seen) >= 4
 
 
@@ -168,7 +168,7 @@ def _rectangular(lists: list[list[Any]]) -> bool:
         return False
     if any(len({len(r) for r in v}) > 1 for v in lists):
         return False
-    return len({hashable(v) for v in lists if len(v) >= 2}) >= 2
+    return len(observations(lists, least=2)) >= 2
 
 
 def _resized(v: Any, n: int, pad: Any) -> Any:
