@@ -339,9 +339,23 @@ def _description_items(sec: str, items: bool) -> list[tuple[str, bool]]:
     sentence of a paragraph opens one ("One string s of length n consisting of ..." on a line of its
     own is a line of input, as "\\item One string $s$" is; a sentence inside a paragraph is not)."""
     if items:
-        return [(seg, True) for seg in re.split(r"\\item\b", sec)[1:]]
+        # the sentences before the list too, where they open paragraphs ("The first line contains
+        # an integer $n$. Each of the next $n$ lines ...", then the formats as a list)
+        first, *listed = re.split(r"\\item\b", sec)
+        lines = re.sub(r"\n", "\n\n", first)  # a sentence that opens a line opens an item
+        return [s for s in _description_items(lines, False) if s[1]] + [(seg, True) for seg in listed]
     return [(sentence, k == 0) for para in re.split(r"\n\s*\n", sec)
             for k, sentence in enumerate(re.split(r"(?<=\.)\s+", para.strip()))]
+
+
+def input_section(text: str) -> str:
+    """The statement's input section ("Input", "Input format", ``\\begin{Input}``), up to the
+    output's; empty when it has none."""
+    m = _SECTION.search(text)
+    if not m:
+        return ""
+    end = _SECTION_END.search(text, m.end())
+    return text[m.end(): end.start() if end else len(text)]
 
 
 def input_lines(text: str) -> list[InputLine]:
@@ -349,11 +363,9 @@ def input_lines(text: str) -> list[InputLine]:
     contest phrasing: "One line with three integers $w, h$ and $q$ (...)", "$q$ lines, each
     containing three integers $y, x_1$ and $x_2$", "One line with $n$ integers $a_1, \\dots, a_n$".
     A line whose names cannot be read is returned without names (it still holds its place)."""
-    m = _SECTION.search(text)
-    if not m:
+    sec = input_section(text).replace("ℓ", "ell")  # as ``normalize`` names it
+    if not sec:
         return []
-    end = _SECTION_END.search(text, m.end())
-    sec = text[m.end(): end.start() if end else len(text)].replace("ℓ", "ell")  # as ``normalize`` names it
     out: list[InputLine] = []
     items = "\\item" in sec
     for seg, starts_item in _description_items(sec, items):

@@ -163,7 +163,8 @@ def f_relations(m: FunctionModel, rng: random.Random, n: int) -> list[Candidate]
                     out.append(Candidate("relations", args=args, note=f"arg{i} vs arg{j}"))
     rng.shuffle(out)
     shaped = _each_shape_in_turn(_emptied(m, pool, rng) + _negated(m, pool, rng) + _overlapping(m, pool, rng)
-                                  + _tied(m, pool, rng) + _empty_word(m, pool, rng))
+                                  + _tied(m, pool, rng) + _empty_word(m, pool, rng)
+                                  + _runs_of(m, pool, index_pairs, rng) + _extremes(m, pool, index_pairs, rng))
     return (shaped[: n // 2] + out)[:n]
 
 
@@ -231,6 +232,59 @@ def _overlapping(m: FunctionModel, pool: list[list[Any]], rng: random.Random) ->
             args[b] = list(s[b]) + shared * 2
             rng.shuffle(args[b])
             out += _shape(m, args, rng, f"shape:overlap-arg{a}-arg{b}")
+    return out
+
+
+def _runs_of(m: FunctionModel, pool: list[list[Any]], index_pairs: set[tuple[int, int]], rng: random.Random
+             ) -> list[Candidate]:
+    """Each seed whose number is searched in (compared with) its list of numbers, with the list made
+    a run of that number: every element equal to it, and (for the seeds whose list is sorted) a run
+    of it from the first place followed by the larger elements. A search that finds one place of the
+    number and walks from there, or halves a range whose ends are equal, goes wrong on a run that
+    starts at index 0, and random lists from a wide domain never hold one."""
+    out: list[Candidate] = []
+    for s in pool:
+        for i, sp in enumerate(m.specs):
+            if not isinstance(sp, (IntSpec, FloatSpec)) or type(s[i]) not in (int, float):
+                continue
+            for j in range(m.arity):
+                nums = _numbers_of(s[j]) if j != i and (i, j) not in index_pairs else None
+                if nums is None or not isinstance(getattr(m.specs[j], "elem", None), type(sp)) or len(nums) < 2:
+                    continue
+                v = s[i]
+                args = list(s)
+                args[j] = [v] * len(nums)
+                out += _shape(m, args, rng, f"shape:run-arg{i}-in-arg{j}")
+                if nums == sorted(nums) and v in nums:
+                    args = list(s)
+                    args[j] = [v] * (nums.count(v) + 1) + [x for x in nums if x > v]
+                    out += _shape(m, args, rng, f"shape:run-first-arg{i}-in-arg{j}")
+    return out
+
+
+EXTREME_MAX = 10**6  # a stated maximum above this is a size no gold walks one step at a time
+
+
+def _extremes(m: FunctionModel, pool: list[list[Any]], index_pairs: set[tuple[int, int]], rng: random.Random
+              ) -> list[Candidate]:
+    """Each seed with its list of numbers cut to one element, the least the statement allows, and a
+    number the statement bounds at its stated maximum: the fewest, smallest parts against the largest
+    whole (one coin of 1 for an amount of 10^4, one step of 1 for 10^5 stairs) gives the largest
+    answer the problem has, where a program's "impossible" marker or a fixed-size table is too
+    small. Only values the statement bounds on both ends."""
+    out: list[Candidate] = []
+    for s in pool:
+        for i, sp in enumerate(m.specs):
+            if not isinstance(sp, IntSpec) or not sp.stated or type(s[i]) is not int or sp.hi > EXTREME_MAX:
+                continue
+            for j in range(m.arity):
+                elem = getattr(m.specs[j], "elem", None)
+                if j == i or (i, j) in index_pairs or _numbers_of(s[j]) is None or not isinstance(elem, IntSpec) \
+                        or not elem.lo_stated:
+                    continue
+                args = list(s)
+                args[i], args[j] = sp.hi, [elem.lo]
+                out += _shape(m, args, rng, f"shape:extreme-arg{i}-arg{j}")
     return out
 
 

@@ -27,7 +27,7 @@ drop or add rows of a block whose count is its own, and change free values.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, indexed_name, input_lines
@@ -35,6 +35,7 @@ from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
 from .input_caps import MAX_INPUT_CHARS, MAX_INPUT_TOKENS
 from .ordered_columns import ordered_columns, strictly_ordered
+from .query_rows import QueryRows, fit_queries, tag_widths
 from .relations import HeadBound, bound_column, infer_head_bounds
 from .section_relations import (
     HeaderBound, chain_between, chain_fits, chained, cap_of, covers, head_bounds, head_equations, joint_permutation,
@@ -80,6 +81,9 @@ class Section:
     # planets are in distinct locations"), or single columns whose values never repeat, every
     # sample agreeing (``distinct_rows.py``): drawn distinct
     distinct: DistinctRows = field(default_factory=DistinctRows)
+    # rows: the formats their first token picks ("1 i x" / "2 l r"), read from the statement and
+    # kept by every sample row (``query_rows.py``): the rows are drawn by them, not by ``slots``
+    queries: Optional[QueryRows] = None
 
 
 @dataclass
@@ -105,13 +109,17 @@ class Sections:
 # ---------------------------------------------------------------------------------- inference
 
 Spec = tuple[Any, ...]  # ("line", kinds) | ("list", ref, kind) | ("rows", ref, offset, kinds)
+QUERY_KINDS = ("query",)  # the kinds of a block of rows of several widths, each its tag's (``query_rows.py``)
 
 
-def parse(toks: list[list[list[str]]], desc: Optional[list[InputLine]] = None) -> list[list[Spec]]:
+def parse(toks: list[list[list[str]]], desc: Optional[list[InputLine]] = None,
+          tagged: Optional[dict[str, int]] = None) -> list[list[Spec]]:
     """Every layout of sections that reads every sample exactly (at most ``MAX_PARSES``). With
     ``desc`` (the statement's input description), only the layouts whose k-th section is of the
     kind its k-th line says: the search no longer spends its parses on readings the statement
-    rules out ("One line with seven integers $d_1, \\ldots, d_7$", then $n$ lines of seven)."""
+    rules out ("One line with seven integers $d_1, \\ldots, d_7$", then $n$ lines of seven).
+    With ``tagged`` (the widths of the row formats the statement lists, by their first token), a
+    block of rows may be of several widths, each row's its tag's (kinds ``QUERY_KINDS``)."""
     out: list[list[Spec]] = []
     steps = 0
 
@@ -147,7 +155,10 @@ def parse(toks: list[list[list[str]]], desc: Optional[list[InputLine]] = None) -
                 counts = [v + off for v in vals]  # type: ignore[operator]
                 if any(c < 0 or p + c > len(t) for c, p, t in zip(counts, pos, toks)) or not any(counts):
                     continue
-                shapes = {line_kinds(r) for c, p, t in zip(counts, pos, toks) for r in t[p:p + c]}
+                block = [r for c, p, t in zip(counts, pos, toks) for r in t[p:p + c]]
+                shapes = {line_kinds(r) for r in block}
+                if tagged and len(shapes) > 1 and all(r and tagged.get(r[0]) == len(r) for r in block):
+                    shapes = {QUERY_KINDS}
                 if len(shapes) != 1 or () in shapes:
                     continue
                 spec = ("rows", ref, off, shapes.pop())
@@ -248,9 +259,10 @@ def _confirms(specs: list[Spec], desc: list[InputLine]) -> bool:
 def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optional[tuple[list[Spec], bool]]:
     """The layout to use and whether the statement confirms it, or None. ``fallback``: no
     simpler layout fits, so an unconfirmed layout may be taken when it is the only one."""
-    parses = parse(toks)
+    tagged = tag_widths(statement)
+    parses = parse(toks, tagged=tagged)
     desc = input_lines(statement)
-    confirmed = [p for p in parse(toks, desc) if _confirms(p, desc)] if desc else []
+    confirmed = [p for p in parse(toks, desc, tagged) if _confirms(p, desc)] if desc else []
     if not parses:
         return None
     if len(confirmed) == 1:
@@ -293,6 +305,11 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
         elif sp[0] == "list":
             el = Slot(kind=sp[2], obs=[parse_token(x, sp[2]) for s in splits for x in s[k][0]])
             parts.append(Section("list", [el], ref=sp[1]))
+        elif sp[3] == QUERY_KINDS:  # rows of several widths: slots of the widest, for the budgets
+            block = [r for s in splits for r in s[k]]
+            widest = max(len(r) for r in block)
+            parts.append(Section("rows", slots_from_rows([r for r in block if len(r) == widest]), ref=sp[1],
+                                 offset=sp[2]))
         else:  # every row of every sample has the spec's kinds, and some sample has a row (``parse``)
             parts.append(Section("rows", slots_from_rows([r for s in splits for r in s[k]]), ref=sp[1],
                                  offset=sp[2]))
@@ -307,8 +324,16 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
     for si, j in refs:
         sl = parts[si].slots[j]
         sl.lo = max(sl.lo, 0.0)
-    # structures of each block of rows: labels bounded by a header value, trees, graphs, grids
     flat = [(si, j) for si, p in enumerate(parts) if p.kind == "line" for j in range(len(p.slots))]
+    # rows picked by their first token: drawn by their formats, nothing else read of them
+    for k, (p, sp) in enumerate(zip(parts, specs)):
+        if p.kind == "rows":
+            p.queries = fit_queries(statement, [s[k] for s in splits],
+                                    [[s[si][0][j] for si, j in flat] for s in splits],
+                                    [(parts[si].slots[j].name, (si, j)) for si, j in flat])
+            if p.queries is None and sp[3] == QUERY_KINDS:
+                return None
+    # structures of each block of rows: labels bounded by a header value, trees, graphs, grids
     for k, p in enumerate(parts):
         if p.kind == "list" and p.ref is not None and p.slots[0].kind == "int":
             # a list of labels ("k distinct integers, the planets ..."): values in 1..n of a header n
@@ -319,7 +344,7 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
                 st = Structure()
             if st.labels:
                 p.structure = Structure(labels={0: flat[st.labels[0]]}, base=st.base)  # type: ignore[dict-item]
-        if p.kind != "rows" or p.ref is None:
+        if p.kind != "rows" or p.ref is None or p.queries is not None:
             continue
         headers = [[s[si][0][j] for si, j in flat] for s in splits]
         try:
@@ -344,14 +369,14 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
                 said_of)
             p.covers = covers(p, headers, [s[k] for s in splits], flat)
     for k, p in enumerate(parts):
-        if p.kind in ("list", "rows"):
+        if p.kind in ("list", "rows") and p.queries is None:
             p.between = chain_between(p, [s[k] for s in splits], [s for s in splits], flat, parts, statement)
             for c in p.between:
                 p.structure.labels.pop(c, None)  # the chain bounds it, not a label range
             p.rising = rising(p, [s[k] for s in splits], statement)
             for c in p.between:
                 p.rising[c] = "strict"
-        if p.kind == "rows" and p.structure.width_of is None:
+        if p.kind == "rows" and p.structure.width_of is None and p.queries is None:
             p.distinct = distinct_columns([sl.kind for sl in p.slots],
                                           ruled_columns(p.structure.labels, p.head_bounds, p.ordered, p.rising, p.between),
                                           [s[k] for s in splits], statement)
@@ -409,6 +434,8 @@ def _bounds(parts: list[Section]) -> set[Ref]:
         out |= set(p.structure.labels.values())  # type: ignore[arg-type]
         if p.structure.width_of is not None:
             out.add(p.structure.width_of)  # type: ignore[arg-type]
+        if p.queries is not None:
+            out |= p.queries.heads()
     return out
 
 
@@ -492,6 +519,12 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             elif order:
                 vals.sort(reverse=order == "descending")
             lines.append([el.fmt(v) for v in vals])
+            continue
+        if p.queries is not None:
+            queries = p.queries.draw(head, n, kind, rng, i)
+            if queries is None:
+                return None
+            lines += queries
             continue
         rows = _rows(m, p, head, n, kind, rng, i)
         if rows is None:
@@ -655,15 +688,17 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
     if not m.sections.seeds:
         return None
     seed = [[list(ln) for ln in sec] for sec in rng.choice(m.sections.seeds)]
-    fixed = _bounds(parts) | {r for t, others, _ in m.sections.head_eq for r in (t, *others)} \
-        | {r for hb in m.sections.head_le for r in (hb.value, hb.bound)} \
-        | {r for p in parts for ab in p.between.values() for r in ab}  # related header values stay as seen
+    fixed = _bounds(parts) | _related(m)  # related header values stay as seen
     own = [k for k, p in enumerate(parts) if p.ref is not None and len(_users(parts, p.ref)) == 1
            and p.ref not in {r for q in parts for r in q.structure.labels.values()}  # type: ignore[misc]
-           and not p.structure.labels and p.structure.width_of is None
+           and not p.structure.labels and p.structure.width_of is None and p.queries is None
+           and not any(q.queries is not None and p.ref in q.queries.heads() for q in parts)
            and not (p.kind == "list" and m.sections.perm is not None)
            and not any(p.ref in e[1] or p.ref == e[0] for e in m.sections.head_eq)
            and not any(p.ref in (hb.value, hb.bound) for hb in m.sections.head_le)]
+    queried = [k for k, p in enumerate(parts) if p.queries is not None and p.ref is not None]
+    if queried and rng.random() < 0.5:
+        return _mutate_queries(m, seed, rng.choice(queried), rng)
     if own and rng.random() < 0.5:
         k = rng.choice(own)
         p = parts[k]
@@ -683,6 +718,8 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
         seed[p.ref[0]][0][p.ref[1]] = str(len(body) - p.offset)
     else:
         for k, p in enumerate(parts):
+            if p.queries is not None:
+                continue  # a row's values are its format's: none changed alone
             skip = set(p.structure.labels) | ({0} if p.structure.width_of is not None else set())
             for ln in seed[k]:
                 for j, tok in enumerate(ln):
@@ -694,4 +731,33 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
                         continue
                     if rng.random() < 0.3:
                         ln[j] = sl.fmt(sl.mutate(parse_token(tok, sl.kind), rng))
+    return "".join(" ".join(ln) + "\n" for sec in seed for ln in sec)
+
+
+def _related(m: "StdioModel") -> set[Ref]:
+    """Header values an equation, a bound between header values or a chain ties to others."""
+    assert m.sections is not None
+    return {r for t, others, _ in m.sections.head_eq for r in (t, *others)} \
+        | {r for hb in m.sections.head_le for r in (hb.value, hb.bound)} \
+        | {r for p in m.sections.parts for ab in p.between.values() for r in ab}
+
+
+def _mutate_queries(m: "StdioModel", seed: list[list[list[str]]], k: int, rng: random.Random) -> Optional[str]:
+    """A sample with its query block ``k`` changed by ``QueryRows.mutate``: its count follows where
+    it counts that block alone and bounds nothing else (``1 <= k <= n`` with n the row count keeps n)."""
+    assert m.sections is not None
+    parts = m.sections.parts
+    p = parts[k]
+    assert p.queries is not None and p.ref is not None
+    csl = parts[p.ref[0]].slots[p.ref[1]]
+    bounding = _bounds([replace(q, ref=None) for q in parts]) | _related(m)  # all but the counts
+    resizable = len(_users(parts, p.ref)) == 1 and p.ref not in bounding
+    n = len(seed[k])
+    head = [sec[0] if q.kind == "line" else [] for q, sec in zip(parts, seed)]
+    body = p.queries.mutate(seed[k], head, rng, int(csl.lo) + p.offset if resizable else n,
+                            int(csl.hi) + p.offset if resizable else n)
+    if body is None:
+        return None
+    seed[k] = body
+    seed[p.ref[0]][0][p.ref[1]] = str(len(body) - p.offset)
     return "".join(" ".join(ln) + "\n" for sec in seed for ln in sec)

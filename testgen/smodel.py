@@ -42,6 +42,7 @@ from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .input_caps import MAX_WORD_LEN
 from .lines import says_no_three_collinear
 from .ordered_columns import ordered_columns
+from .query_rows import tag_widths
 from .relations import FixedBound, HeadBound, RowRelations, infer_relations, length_ties
 from .sections import Sections, infer_sections
 from .slot import Slot, slots_from_rows
@@ -110,6 +111,13 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
             m = infer_sections(toks, statement, ranges, alpha, fallback=m.shape == "tokens") or m
             if m.shape == "sections":
                 return m
+        elif m.shape == "counted" and tag_widths(statement):
+            # rows of the formats the statement lists ("+ x", "? k"): a block of the sections layout,
+            # where each row is drawn by its format (query_rows.py)
+            queried = infer_sections(toks, statement, ranges, alpha, fallback=True)
+            if queried is not None and queried.sections is not None \
+                    and any(p.queries is not None for p in queried.sections.parts):
+                return queried
         m.seeds = toks
         if m.shape == "cases":
             fit_cases(m, ranges, alpha, statement)

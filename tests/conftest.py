@@ -441,12 +441,12 @@ def codetest_cli(env: dict, *args: str, timeout: int = 300) -> None:
     assert r.returncode == 0, r.stderr
 
 
-def synthesize_and_judge(env: dict, data: str, out_dir) -> tuple[dict, dict, dict]:
-    """``codetest testgen`` on ``tests/data/<data>`` then ``codetest evaluate`` on its suites:
-    (the evaluate report, its problems by id, the suites by id)."""
+def synthesize_and_judge(env: dict, data: str, out_dir, *testgen_args: str) -> tuple[dict, dict, dict]:
+    """``codetest testgen`` on ``tests/data/<data>`` (with ``testgen_args``: ``--only ID``, ...) then
+    ``codetest evaluate`` on its suites: (the evaluate report, its problems by id, the suites by id)."""
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", data)
     out, rep = out_dir / "suites.jsonl", out_dir / "report.json"
-    codetest_cli(env, "testgen", src, "-o", str(out), "--quiet")
+    codetest_cli(env, "testgen", src, "-o", str(out), "--quiet", *testgen_args)
     codetest_cli(env, "evaluate", str(out), "--json", str(rep))
     report = json.loads(rep.read_text())
     suites = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}

@@ -259,6 +259,43 @@ def test_two_lists_of_one_kind_are_made_to_share_values_and_negated_together():
     assert {"shape:overlap-arg0-arg1", "shape:negated-all", "shape:negated-arg0"} <= kept
 
 
+def test_a_number_searched_in_a_list_is_tried_against_a_run_of_itself():
+    """``searchRange(nums, target)``: a search that finds one place of the number and walks from
+    there goes wrong where a run of it starts at index 0, which random lists from a wide domain never
+    hold. The seed's list becomes the number repeated, and (sorted seeds) a run of it from the first
+    place followed by the larger elements; selection keeps one of each. Not for an index into it."""
+    st = ("Given an array of integers nums sorted in non-decreasing order, find the starting and ending "
+          "position of a given target value.\n0 <= nums.length <= 10^5\n-10^9 <= nums[i] <= 10^9\n"
+          "nums is a non-decreasing array.\n-10^9 <= target <= 10^9")
+    seeds = [[[5, 7, 7, 8, 8, 10], 8], [[5, 7, 7, 8, 8, 10], 6], [[], 0]]
+    _, cands = gen(seeds, statement=st, entry="searchRange")
+    runs = [c.args for c in cands if c.note == "shape:run-arg1-in-arg0"]
+    first = [c.args for c in cands if c.note == "shape:run-first-arg1-in-arg0"]
+    assert [[8] * 6, 8] in runs and [[6] * 6, 6] in runs
+    assert first == [[[8, 8, 8, 10], 8]]
+    unique, _ = dedupe(cands)
+    kept = {unique[i].note for i in greedy_cover(unique, [set() for _ in unique], 20, fill=True)}
+    assert {"shape:run-arg1-in-arg0", "shape:run-first-arg1-in-arg0"} <= kept
+    # k indexes the list (below its length in every seed): no run of k in it
+    _, cands = gen([[[1, 2, 3, 4], 2], [[5, 6, 7], 1], [[9, 9, 8, 1, 2], 4]], entry="kth")
+    assert not any(c.note.startswith("shape:run") for c in cands)
+
+
+def test_the_fewest_smallest_parts_meet_the_largest_stated_whole():
+    """``coinChange(coins, amount)``: a program whose "impossible" marker is 10^4 fails only when
+    the answer is 10^4, with one coin of 1 against the largest amount the statement allows. The
+    list is cut to its least stated element and the number set to its stated maximum; only where
+    the statement bounds both (a seed's own range says nothing of the extremes)."""
+    st = ("You are given an integer array coins and an integer amount.\n\nConstraints:\n1 <= coins.length <= 12\n"
+          "1 <= coins[i] <= 2^31 - 1\n0 <= amount <= 10^4\n\nclass Solution:\n"
+          "    def coinChange(self, coins: List[int], amount: int) -> int:\n")
+    seeds = [[[1, 2, 5], 11], [[2], 3], [[1], 0]]
+    _, cands = gen(seeds, statement=st, entry="coinChange")
+    assert [[1], 10**4] in [c.args for c in cands if c.note == "shape:extreme-arg1-arg0"]
+    _, cands = gen(seeds, statement="You are given an integer array coins and an integer amount.", entry="coinChange")
+    assert not any(c.note.startswith("shape:extreme") for c in cands)
+
+
 def test_a_list_of_words_of_several_lengths_is_tried_with_every_word_the_same_length():
     """``longest(strings)``: random words rarely tie in length, and a tie is where "the first one
     in case of multiple strings of the same length" goes wrong; every word is cut to the shortest

@@ -1,0 +1,472 @@
+"""Rows whose first token says what the rest of the row is: queries, events, commands.
+
+Contest inputs often end with q rows in one of a few formats the statement lists, each picked by
+the row's first token (its *tag*, a number, a sign or a word):
+
+    "1 i x" (1 <= i <= n, 1 <= x <= 10^9);  "2 l r" (1 <= l <= r <= n)
+    ``- a``, ``+ a`` (1 <= a <= n);  ``? a b`` (1 <= a, b <= n and a != b)
+
+Drawn as free values, the tag wanders outside its few values and the indices past n, and the
+problem's own validator rejects nearly every input. Here the formats are read from the input
+section (``read_formats``: literals in quotes or backticks, a tag and names, the constraints on
+the same item, and the statement's other constraints on those names), and kept for a block of
+rows only when every sample row is one of them: its tag listed, its width the format's, its
+values within every bound read (``fit_queries``). A row is drawn (``QueryRows.draw``) as a tag
+(every drawable tag at least once when the rows allow) and then each value within its format's
+bounds: numbers, header values by name (``1 <= i <= n``) and the format's other values
+(``l <= r``, ``a != b``). Stress inputs take the worst cases of query programs in turn (wide
+ranges, a run of inserts before the queries); mutations drop, add, swap or redraw rows
+(``QueryRows.mutate``).
+
+When unsure, narrow: a value the statement bounds on neither side takes the samples' range for
+its tag, and a format that needs that and that the samples never show is not drawn. A format
+whose item states a guarantee about what came before ("It is guaranteed that segment a was open
+before") cannot be kept by rows drawn one by one, so no format of that block is read.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from .constraints import _NUM, input_section, normalize, parse_number
+from .shapes import stress_step
+
+Ref = tuple[int, int]  # a header value: (section, column)
+
+MAX_TAGS = 8  # formats in one block; more literals than this are an example, not a format list
+MAX_NAMES = 6  # values after the tag
+TRIES = 20  # draws of one row before its bounds are called unsatisfiable
+
+# a format literal: ``- a'' (LaTeX), "1 i x", “2 l r”, `? a b` (markdown), '+ x'
+_LITERAL = re.compile(r"``([^`'\n]{1,40}?)''|\"([^\"\n]{1,40}?)\"|“([^”\n]{1,40}?)”|`([^`\n]{1,40}?)`"
+                      r"|(?<![A-Za-z])'([^'\n]{1,40}?)'")
+_TAG = re.compile(r"\d{1,3}|[^\w\s~$\\{}]{1,2}|[A-Za-z]{2,12}")
+_VALUE_NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?")
+_NM = r"(?<![A-Za-z0-9_])[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?(?![A-Za-z0-9_{])"
+_TERM = rf"(?:{_NUM}|{_NM}(?:\s*,\s*{_NM})*)"
+_OP = r"≤|<|≥|>|≠|!=|\\neq?(?![A-Za-z])"
+_CHAIN = re.compile(rf"{_TERM}(?:\s*(?:{_OP})\s*{_TERM})+")
+_GUARANTEE = re.compile(r"\bguarantee|\bcurrently\b|\bbefore\b|\balready\b", re.I)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
+# "at least one query of the second type", "... of type 2", "... of the form ``? k''", "... `ask` event"
+_AT_LEAST_ONE = re.compile(r"at\s+least\s+one\b([^.\n]{0,60})", re.I)
+_ORDINAL_TYPE = re.compile(r"\bof\s+(?:the\s+)?(first|second|third|fourth|fifth|last)\s+(?:type|kind|form)", re.I)
+_NUMBERED_TYPE = re.compile(r"\bof\s+(?:type|kind)\s+(\d{1,3})\b", re.I)
+
+
+def _bare(name: str) -> str:
+    return re.sub(r"[{}\s]", "", name)
+
+
+@dataclass
+class Comparison:
+    """``left op right`` from a chain: each side a number or a name."""
+
+    left: str
+    op: str  # "<=", "<" or "!="
+    right: str
+
+
+def comparisons(text: str) -> list[Comparison]:
+    """Every pairwise comparison the chains of ``text`` state: "1 <= l <= r <= n" gives 1 <= l,
+    l <= r, r <= n; "1 <= a, b <= n" gives 1 <= a, 1 <= b, a <= n, b <= n; ">" turned around."""
+    out: list[Comparison] = []
+    for m in _CHAIN.finditer(text):
+        parts = re.split(rf"\s*({_OP})\s*", m.group(0))
+        terms = [re.split(r"\s*,\s*", t) for t in parts[0::2]]
+        ops = [_SIGNS.get(op, "!=") for op in parts[1::2]]
+        for k, (op, a, b) in enumerate(zip(ops, terms, terms[1:])):
+            # a list between two signs of one direction is one ("1 <= a, b <= n"); between others it
+            # is the end of one chain and the start of the next ("a != b, x > 0")
+            if 0 < k and _direction(ops[k - 1]) != _direction(op):
+                a = a[-1:]
+            if k + 1 < len(ops) and _direction(ops[k + 1]) != _direction(op):
+                b = b[:1]
+            if op in (">=", ">"):
+                a, b, op = b, a, "<=" if op == ">=" else "<"
+            out += [Comparison(_bare(x), op, _bare(y)) for x in a for y in b]
+    return out
+
+
+_SIGNS = {"≤": "<=", "<": "<", "≥": ">=", ">": ">", "≠": "!=", "!=": "!="}  # else \ne, \neq
+
+
+def _direction(op: str) -> str:
+    return "up" if op in ("<=", "<") else "down" if op in (">=", ">") else op
+
+
+@dataclass
+class QueryFormat:
+    """One row format: its tag, the names of the values after it, and what its item states."""
+
+    tag: str
+    names: list[str]
+    said: list[Comparison] = field(default_factory=list)
+
+    @property
+    def width(self) -> int:
+        return 1 + len(self.names)
+
+
+def read_formats(statement: str) -> list[QueryFormat]:
+    """The row formats the input section lists, in order, or [] when it lists fewer than two
+    (one literal is an example), a tag twice with other names, or a format kept by earlier rows.
+    A format's item is the text after its literal up to the next literal or the line's end. A
+    literal of a listed tag alone (`ask` in "at least one `ask` event") mentions it."""
+    sec = normalize(input_section(statement))
+    if not sec:
+        return []
+    found = list(_LITERAL.finditer(sec))
+    out: dict[str, tuple[QueryFormat, str]] = {}
+    for k, m in enumerate(found):
+        body = next(g for g in m.groups() if g is not None).replace("~", " ").replace("$", " ").strip("`'\"“” ")
+        toks = body.split()
+        if not toks or not _TAG.fullmatch(toks[0]) or len(toks) - 1 > MAX_NAMES \
+                or not all(_VALUE_NAME.fullmatch(t) for t in toks[1:]):
+            continue
+        end = min([len(sec)] + [i for i in (sec.find("\n", m.end()), sec.find("\\item", m.end())) if i >= 0]
+                  + ([found[k + 1].start()] if k + 1 < len(found) else []))
+        item = sec[m.end():end]
+        fmt = QueryFormat(toks[0], [_bare(t) for t in toks[1:]], comparisons(item))
+        if fmt.tag in out:
+            known = out[fmt.tag][0].names
+            if fmt.names == known or not fmt.names:
+                continue  # the format again, or its tag mentioned
+            if known:
+                return []  # one tag, two formats: misread
+        out[fmt.tag] = (fmt, item)
+    if not 2 <= len(out) <= MAX_TAGS:
+        return []
+    if any(_GUARANTEE.search(item) for _, item in out.values()):
+        return []  # a format kept by what came before: rows drawn one by one break it
+    return [f for f, _ in out.values()]
+
+
+def required_tags(statement: str, formats: list[QueryFormat]) -> list[str]:
+    """The tags the statement promises at least one row of ("at least one query of the second
+    type", "of type 2", "of the form ``? k''", "at least one `ask` event"), in the order of
+    ``formats`` where it counts them (the second type is the second listed)."""
+    out = []
+    tags = [f.tag for f in formats]
+    for m in _AT_LEAST_ONE.finditer(normalize(statement)):
+        after = m.group(1)
+        tag = None
+        if (o := _ORDINAL_TYPE.search(after)):
+            k = _ORDINALS[o.group(1).lower()]
+            tag = tags[k - 1 if k > 0 else -1] if k <= len(tags) else None
+        elif (t := _NUMBERED_TYPE.search(after)) and t.group(1) in tags:
+            tag = t.group(1)
+        elif (lit := _LITERAL.search(after)):
+            body = next(g for g in lit.groups() if g is not None).replace("~", " ").strip("`'\"“” ").split()
+            tag = body[0] if body and body[0] in tags else None
+        if tag is not None and tag not in out:
+            out.append(tag)
+    return out
+
+
+def tag_widths(statement: str) -> dict[str, int]:
+    """Each listed tag's row width (tag included): what ``sections.parse`` reads a block of rows of
+    several widths by."""
+    return {f.tag: f.width for f in read_formats(statement)}
+
+
+# ---------------------------------------------------------------------------------- fitting
+
+
+@dataclass
+class Bound:
+    """A value's bound: a number, a header value (``Ref``), or another value of the row (its
+    column), minus ``strict``."""
+
+    number: Optional[float] = None
+    head: Optional[Ref] = None
+    column: Optional[int] = None
+    strict: int = 0
+
+
+@dataclass
+class Column:
+    name: str
+    lower: list[Bound] = field(default_factory=list)
+    upper: list[Bound] = field(default_factory=list)
+    differ: list[int] = field(default_factory=list)  # columns it must not equal
+    seen: list[Any] = field(default_factory=list)  # its values in the samples' rows of this tag
+    words: bool = False  # a value the samples show as a word: drawn from those seen
+
+
+@dataclass
+class Format:
+    tag: str
+    columns: list[Column]
+    drawable: bool = True
+
+    @property
+    def ranged(self) -> bool:
+        """Does the format hold an ordered pair of values (``l <= r``)?"""
+        return any(b.column is not None for c in self.columns for b in c.upper)
+
+
+@dataclass
+class QueryRows:
+    """A block of rows of several formats, picked by their first token."""
+
+    formats: list[Format]
+    required: list[str] = field(default_factory=list)  # tags promised at least one row ("of the second type")
+
+    def heads(self) -> set[Ref]:
+        """The header values a format's bounds name (they stay as seen when a sample is mutated)."""
+        return {b.head for f in self.formats for c in f.columns for b in c.lower + c.upper if b.head is not None}
+
+    def draw(self, head: list[list[Any]], n: int, kind: str, rng: random.Random, i: int = 0
+             ) -> Optional[list[list[str]]]:
+        """``n`` rows as tokens, or None when some drawable format's bounds leave no value. Stress
+        inputs take turns (``i``): formats at random; *wide*, where 90 % of the rows are a format
+        with an ordered pair (``l <= r``) spanning nearly its whole range, the worst case of a
+        program that walks each query's range; and *phased*, the first listed format for the first
+        half of the rows (pushes, inserts, updates), the others after it, the worst case of a
+        program that scans what the first half built at every later row."""
+        usable = [f for f in self.formats if f.drawable]
+        if not usable:
+            return None
+        wide = kind == "stress" and i % 2 == 1
+        tags = [rng.choice(usable) for _ in range(n)]
+        ranged = [f for f in usable if f.ranged]
+        if kind == "special" or (wide and ranged):
+            # one format mostly: long runs of updates, then a query; a wide input's ranges
+            main = rng.choice(ranged if wide and ranged else usable)
+            tags = [main if rng.random() < 0.9 else rng.choice(usable) for _ in range(n)]
+        elif kind == "stress" and i % 4 == 0 and len(usable) > 1:
+            tags = [usable[0]] * (n // 2) + [rng.choice(usable[1:]) for _ in range(n - n // 2)]
+        # the promised tags first, then every other one, each at a row of its own while rows last
+        promised = [f for t in self.required for f in usable if f.tag == t]
+        if len(promised) < len(self.required) or len(promised) > n:
+            return None
+        count = Counter(f.tag for f in tags)
+        for f in [f for f in promised + [f for f in usable if f not in promised] if not count[f.tag]]:
+            # a row whose format is there again elsewhere (or, for a promised one, is not promised)
+            spare = [k for k in rng.sample(range(n), min(n, 64)) if count[tags[k].tag] > 1
+                     or (f in promised and tags[k] not in promised)]
+            if not spare:
+                if f in promised:
+                    return None
+                continue
+            count[tags[spare[0]].tag] -= 1
+            tags[spare[0]] = f
+            count[f.tag] += 1
+        value_of: Callable[[Ref], int] = lambda r: int(head[r[0]][r[1]])
+        shape = stress_step(i)[1] if kind == "stress" else ""
+        how = "wide" if wide else shape if shape in ("equal-min", "equal-max") else \
+            "ends" if kind in ("special", "corner") else "random"
+        rows: list[list[Any]] = []
+        for f in tags:
+            row = _draw_row(f, value_of, rng, how)
+            if row is None:
+                return None
+            rows.append(row)
+        if shape in ("ascending", "descending") and not wide:
+            _sort_columns(tags, rows, value_of, shape == "descending")
+        return [[f.tag] + [str(v) for v in row] for f, row in zip(tags, rows)]
+
+
+    def mutate(self, rows: list[list[str]], head: list[list[Any]], rng: random.Random, lo: int, hi: int
+               ) -> Optional[list[list[str]]]:
+        """A sample's rows with one row dropped, added (drawn), swapped with another or drawn again
+        in its own format; the count stays within [lo, hi] (lo == hi: it may not change). None
+        when the result would lose a promised format."""
+        out = [list(r) for r in rows]
+        op = rng.randrange(4)
+        if op == 0 and len(out) > max(lo, 1):
+            del out[rng.randrange(len(out))]
+        elif op == 1 and len(out) < hi:
+            row = self.draw(head, 1, "regular", rng)
+            if row is None:
+                return None
+            out.insert(rng.randrange(len(out) + 1), row[0])
+        elif op == 2 and len(out) >= 2:
+            a, b = rng.sample(range(len(out)), 2)
+            out[a], out[b] = out[b], out[a]
+        elif out:
+            k = rng.randrange(len(out))
+            f = next((g for g in self.formats if g.tag == out[k][0] and g.drawable), None)
+            row = _draw_row(f, lambda r: int(head[r[0]][r[1]]), rng, "ends") if f is not None else None
+            if row is not None:
+                out[k] = [f.tag] + [str(v) for v in row]  # type: ignore[union-attr]
+        if any(t not in {r[0] for r in out} for t in self.required):
+            return None
+        return out
+
+
+def _span(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] = None) -> tuple[float, float]:
+    """The numbers a value may take given the header (and, with ``row``, its earlier columns)."""
+    lo, hi = float("-inf"), float("inf")
+    for b in c.lower:
+        v = b.number if b.number is not None else value_of(b.head) if b.head is not None else \
+            (row[b.column] if row is not None and b.column is not None and b.column < len(row) else None)
+        if v is not None:
+            lo = max(lo, v + b.strict)
+    for b in c.upper:
+        v = b.number if b.number is not None else value_of(b.head) if b.head is not None else \
+            (row[b.column] if row is not None and b.column is not None and b.column < len(row) else None)
+        if v is not None:
+            hi = min(hi, v - b.strict)
+    return lo, hi
+
+
+def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how: str) -> Optional[list[Any]]:
+    """One row of format ``f``. ``how``: ``random``; ``ends`` (each value at an end of its range
+    half of the time); ``wide`` (an ordered pair at the two ends of its range); ``equal-min`` /
+    ``equal-max`` (every value at its least / most). Where that breaks a bound between values
+    (``a < b`` both at their least), the later tries draw at random."""
+    for attempt in range(TRIES):
+        row: list[Any] = []
+        for c in f.columns:
+            if c.words:
+                row.append(rng.choice(c.seen))
+                continue
+            lo, hi = _span(c, value_of, row)
+            if lo == float("-inf"):
+                lo = min(c.seen) if c.seen else hi
+            if hi == float("inf"):
+                hi = max(c.seen) if c.seen else lo
+            lo, hi = int(lo), int(hi)
+            if lo > hi:
+                break
+            near = max(1, (hi - lo) // 50)
+            pick = how if attempt == 0 or how in ("wide", "ends") else "random"
+            if pick == "wide" and any(b.column is not None and b.column > len(row) for b in c.upper):
+                row.append(rng.randint(lo, min(hi, lo + near)))  # the left end of a pair, near its least
+            elif pick == "wide" and any(b.column is not None and b.column < len(row) for b in c.lower):
+                row.append(rng.randint(max(lo, hi - near), hi))  # the right end, near its most
+            elif pick in ("equal-min", "equal-max"):
+                row.append(lo if pick == "equal-min" else hi)
+            elif pick == "ends" and rng.random() < 0.5:
+                row.append(rng.choice((lo, hi)))
+            else:
+                row.append(rng.randint(lo, hi))
+        else:
+            if _keeps(f, row, value_of):
+                return row
+            # a later column below an earlier one ("l <= r" drawn r first): sort each such pair
+            for k, c in enumerate(f.columns):
+                for b in c.upper:
+                    if b.column is not None and b.column > k and row[k] > row[b.column] - b.strict:
+                        row[k], row[b.column] = row[b.column], row[k]
+            if _keeps(f, row, value_of):
+                return row
+    return None
+
+
+def _sort_columns(tags: list[Format], rows: list[list[Any]], value_of: Callable[[Ref], int], descending: bool) -> None:
+    """Each format's numbers rising (falling) from row to row, column by column: updates that climb
+    one way. Sorting every column of a pair (``l <= r``) keeps it ordered; a format whose sorted
+    rows break another bound keeps its rows as drawn."""
+    for f in {id(f): f for f in tags}.values():
+        at = [k for k, g in enumerate(tags) if g is f]
+        mine = [list(rows[k]) for k in at]
+        for j, c in enumerate(f.columns):
+            if not c.words:
+                col = sorted((r[j] for r in mine), reverse=descending)
+                for r, v in zip(mine, col):
+                    r[j] = v
+        if all(_keeps(f, r, value_of) for r in mine):
+            for k, r in zip(at, mine):
+                rows[k] = r
+
+
+def _keeps(f: Format, row: list[Any], value_of: Callable[[Ref], int]) -> bool:
+    """Does a row of format ``f`` keep every bound and difference read of it?"""
+    for k, c in enumerate(f.columns):
+        if c.words:
+            continue
+        lo, hi = _span(c, value_of, row)
+        if not lo <= row[k] <= hi or any(row[k] == row[d] for d in c.differ):
+            return False
+    return True
+
+
+def fit_queries(statement: str, rows: list[list[list[str]]], heads: list[list[str]],
+                head_names: list[tuple[Optional[str], Ref]]) -> Optional[QueryRows]:
+    """The block's formats (``rows``: its lines per sample; ``heads``: each sample's header tokens
+    in ``head_names`` order) when every sample row is one of the listed formats and keeps every
+    bound read of it, else None."""
+    listed = read_formats(statement)
+    if not listed or not any(rows):
+        return None
+    by_tag = {f.tag: f for f in listed}
+    if any(not r or r[0] not in by_tag or len(r) != by_tag[r[0]].width for s in rows for r in s):
+        return None
+    named = {_bare(nm): ref for nm, ref in head_names if nm}
+    whole = comparisons(normalize(statement))
+    formats = [_fit_format(f, whole, named) for f in listed]
+    for f in formats:
+        for s in rows:
+            for r in s:
+                if r[0] == f.tag:
+                    for c, tok in zip(f.columns, r[1:]):
+                        c.seen.append(int(tok) if re.fullmatch(r"-?\d+", tok) else tok)
+        for c in f.columns:
+            c.words = any(isinstance(v, str) for v in c.seen)
+            bounded = any(b.number is not None or b.head is not None for b in c.lower) and \
+                any(b.number is not None or b.head is not None for b in c.upper)
+            if not c.seen and not bounded:
+                f.drawable = False
+    # every sample row keeps what was read, with its own sample's header values
+    for s, hv in zip(rows, heads):
+        pos = {ref: k for k, (_, ref) in enumerate(head_names)}
+
+        def value_of(ref: Ref, hv: list[str] = hv) -> int:
+            return int(hv[pos[ref]])
+
+        for r in s:
+            f = next(x for x in formats if x.tag == r[0])
+            vals = [int(t) if re.fullmatch(r"-?\d+", t) else t for t in r[1:]]
+            if any(isinstance(v, str) != c.words for v, c in zip(vals, f.columns)) or not _keeps(f, vals, value_of):
+                return None
+    if not any(f.drawable for f in formats):
+        return None
+    return QueryRows(formats, required_tags(statement, listed))
+
+
+def _fit_format(f: QueryFormat, whole: list[Comparison], named: dict[str, Ref]) -> Format:
+    cols = [Column(nm) for nm in f.names]
+    index = {nm: k for k, nm in enumerate(f.names)}
+
+    def side(term: str) -> Optional[Bound]:
+        num = parse_number(term) if re.match(r"-?\d", term) else None
+        if num is not None:
+            return Bound(number=num)
+        if term in index:
+            return Bound(column=index[term])
+        if term in named:
+            return Bound(head=named[term])
+        return None
+
+    def apply(cmp: Comparison) -> None:
+        a, b = side(cmp.left), side(cmp.right)
+        if a is None or b is None:
+            return
+        if cmp.op == "!=":
+            if a.column is not None and b.column is not None:
+                cols[b.column].differ.append(a.column)
+            return
+        strict = 1 if cmp.op == "<" else 0
+        if a.column is not None:
+            cols[a.column].upper.append(Bound(b.number, b.head, b.column, strict))
+        if b.column is not None:
+            cols[b.column].lower.append(Bound(a.number, a.head, a.column, strict))
+
+    for cmp in f.said:
+        apply(cmp)
+    # the statement's other constraints, for a value its item bounds on no side ("All of the
+    # values $x$ will satisfy $1 \le x \le n$")
+    for k, c in enumerate(cols):
+        if c.lower or c.upper:
+            continue
+        for cmp in whole:
+            if f.names[k] in (cmp.left, cmp.right):
+                apply(cmp)
+    return Format(f.tag, cols)
