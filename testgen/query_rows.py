@@ -112,6 +112,12 @@ class QueryFormat:
         return 1 + len(self.names)
 
 
+def _literal_tokens(m: re.Match[str]) -> list[str]:
+    """A format literal's tag and names (``?~$a$~b`` is ``?``, ``a``, ``b``)."""
+    body = next(g for g in m.groups() if g is not None)
+    return body.replace("~", " ").replace("$", " ").strip("`'\"“” ").split()
+
+
 def read_formats(statement: str) -> list[QueryFormat]:
     """The row formats the input section lists, in order, or [] when it lists fewer than two
     (one literal is an example), a tag twice with other names, or a format kept by earlier rows.
@@ -123,8 +129,7 @@ def read_formats(statement: str) -> list[QueryFormat]:
     found = list(_LITERAL.finditer(sec))
     out: dict[str, tuple[QueryFormat, str]] = {}
     for k, m in enumerate(found):
-        body = next(g for g in m.groups() if g is not None).replace("~", " ").replace("$", " ").strip("`'\"“” ")
-        toks = body.split()
+        toks = _literal_tokens(m)
         if not toks or not _TAG.fullmatch(toks[0]) or len(toks) - 1 > MAX_NAMES \
                 or not all(_VALUE_NAME.fullmatch(t) for t in toks[1:]):
             continue
@@ -161,7 +166,7 @@ def required_tags(statement: str, formats: list[QueryFormat]) -> list[str]:
         elif (t := _NUMBERED_TYPE.search(after)) and t.group(1) in tags:
             tag = t.group(1)
         elif (lit := _LITERAL.search(after)):
-            body = next(g for g in lit.groups() if g is not None).replace("~", " ").strip("`'\"“” ").split()
+            body = _literal_tokens(lit)
             tag = body[0] if body and body[0] in tags else None
         if tag is not None and tag not in out:
             out.append(tag)
@@ -257,7 +262,7 @@ class QueryRows:
             count[tags[spare[0]].tag] -= 1
             tags[spare[0]] = f
             count[f.tag] += 1
-        value_of: Callable[[Ref], int] = lambda r: int(head[r[0]][r[1]])
+        value_of = _header(head)
         shape = stress_step(i)[1] if kind == "stress" else ""
         how = "wide" if wide else shape if shape in ("equal-min", "equal-max") else \
             "ends" if kind in ("special", "corner") else "random"
@@ -292,7 +297,7 @@ class QueryRows:
         elif out:
             k = rng.randrange(len(out))
             f = next((g for g in self.formats if g.tag == out[k][0] and g.drawable), None)
-            row = _draw_row(f, lambda r: int(head[r[0]][r[1]]), rng, "ends") if f is not None else None
+            row = _draw_row(f, _header(head), rng, "ends") if f is not None else None
             if row is not None:
                 out[k] = [f.tag] + [str(v) for v in row]  # type: ignore[union-attr]
         if any(t not in {r[0] for r in out} for t in self.required):
@@ -300,20 +305,25 @@ class QueryRows:
         return out
 
 
+def _header(head: list[list[Any]]) -> Callable[[Ref], int]:
+    """A header value by its place, from a drawn or a sample's header lines."""
+    return lambda r: int(head[r[0]][r[1]])
+
+
 def _span(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] = None) -> tuple[float, float]:
     """The numbers a value may take given the header (and, with ``row``, its earlier columns)."""
-    lo, hi = float("-inf"), float("inf")
-    for b in c.lower:
-        v = b.number if b.number is not None else value_of(b.head) if b.head is not None else \
-            (row[b.column] if row is not None and b.column is not None and b.column < len(row) else None)
-        if v is not None:
-            lo = max(lo, v + b.strict)
-    for b in c.upper:
-        v = b.number if b.number is not None else value_of(b.head) if b.head is not None else \
-            (row[b.column] if row is not None and b.column is not None and b.column < len(row) else None)
-        if v is not None:
-            hi = min(hi, v - b.strict)
-    return lo, hi
+    lows = [v + b.strict for b in c.lower if (v := _bound_value(b, value_of, row)) is not None]
+    highs = [v - b.strict for b in c.upper if (v := _bound_value(b, value_of, row)) is not None]
+    return max(lows, default=float("-inf")), min(highs, default=float("inf"))
+
+
+def _bound_value(b: Bound, value_of: Callable[[Ref], int], row: Optional[list[Any]]) -> Optional[float]:
+    """A bound's number, header value, or the row's value in its column (None: not drawn yet)."""
+    if b.number is not None:
+        return b.number
+    if b.head is not None:
+        return value_of(b.head)
+    return row[b.column] if row is not None and b.column is not None and b.column < len(row) else None
 
 
 def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how: str) -> Optional[list[Any]]:
@@ -407,7 +417,7 @@ def fit_queries(statement: str, rows: list[list[list[str]]], heads: list[list[st
             for r in s:
                 if r[0] == f.tag:
                     for c, tok in zip(f.columns, r[1:]):
-                        c.seen.append(int(tok) if re.fullmatch(r"-?\d+", tok) else tok)
+                        c.seen.append(_token_value(tok))
         for c in f.columns:
             c.words = any(isinstance(v, str) for v in c.seen)
             bounded = any(b.number is not None or b.head is not None for b in c.lower) and \
@@ -423,12 +433,17 @@ def fit_queries(statement: str, rows: list[list[list[str]]], heads: list[list[st
 
         for r in s:
             f = next(x for x in formats if x.tag == r[0])
-            vals = [int(t) if re.fullmatch(r"-?\d+", t) else t for t in r[1:]]
+            vals = [_token_value(t) for t in r[1:]]
             if any(isinstance(v, str) != c.words for v, c in zip(vals, f.columns)) or not _keeps(f, vals, value_of):
                 return None
     if not any(f.drawable for f in formats):
         return None
     return QueryRows(formats, required_tags(statement, listed))
+
+
+def _token_value(tok: str) -> Any:
+    """An integer token as its number, any other as its word."""
+    return int(tok) if re.fullmatch(r"-?\d+", tok) else tok
 
 
 def _fit_format(f: QueryFormat, whole: list[Comparison], named: dict[str, Ref]) -> Format:

@@ -27,7 +27,7 @@ drop or add rows of a block whose count is its own, and change free values.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import InputLine, Range, indexed_name, input_lines
@@ -429,7 +429,12 @@ def _users(parts: list[Section], ref: Ref) -> list[Section]:
 
 def _bounds(parts: list[Section]) -> set[Ref]:
     """Header values other sections depend on: counts, label bounds, grid widths."""
-    out: set[Ref] = {p.ref for p in parts if p.ref is not None}
+    return {p.ref for p in parts if p.ref is not None} | _value_bounds(parts)
+
+
+def _value_bounds(parts: list[Section]) -> set[Ref]:
+    """Header values that bound the values of other sections: labels, grid widths, query values."""
+    out: set[Ref] = set()
     for p in parts:
         out |= set(p.structure.labels.values())  # type: ignore[arg-type]
         if p.structure.width_of is not None:
@@ -750,7 +755,7 @@ def _mutate_queries(m: "StdioModel", seed: list[list[list[str]]], k: int, rng: r
     p = parts[k]
     assert p.queries is not None and p.ref is not None
     csl = parts[p.ref[0]].slots[p.ref[1]]
-    bounding = _bounds([replace(q, ref=None) for q in parts]) | _related(m)  # all but the counts
+    bounding = _value_bounds(parts) | _related(m)
     resizable = len(_users(parts, p.ref)) == 1 and p.ref not in bounding
     n = len(seed[k])
     head = [sec[0] if q.kind == "line" else [] for q, sec in zip(parts, seed)]
