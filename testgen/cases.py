@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from .constraints import Range, input_lines, sum_bound
-from .input_caps import MAX_INPUT_TOKENS
+from .input_caps import caps
 from .slot import Slot, slots_from_rows
 from .tokens import token_kind, tokenize
 
@@ -164,13 +164,13 @@ def draw_cases(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Option
     c_hi = max(c_lo, inner.count_hi) if counted else 1
     per_row = max(1, len(inner.row) if inner.shape == "counted" else 1)
     total = m.cases.total_hi if m.cases.total_hi is not None else c_hi
-    total = max(c_lo, min(total, MAX_INPUT_TOKENS // per_row))
+    total = max(c_lo, min(total, caps().tokens // per_row))
     if kind == "stress":
         step = i % 3
         if step == 0:  # one case at the maximum
             t = t_lo
         elif step == 1:  # as many cases as the bounds allow
-            t = min(t_hi, total // max(1, c_lo), MAX_INPUT_TOKENS // (2 * per_row))
+            t = min(t_hi, total // max(1, c_lo), caps().tokens // (2 * per_row))
         else:
             t = max(t_lo, min(t_hi, total // max(1, c_lo)) // 10)
         t = max(t_lo, min(t, t_hi))

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 from .candidates import Candidate
 from .inputs import FloatSpec, FunctionModel, IntSpec, ListSpec, StrSpec, size_ok
 from .rng import stream
-from .input_caps import MAX_INPUT_CHARS
+from .input_caps import caps
 from .smodel import StdioModel
 
 
@@ -432,13 +432,14 @@ def generate(problem_io: str, model: Any, seeds: list[dict[str, Any]], seed: int
                 c.args = model.fix(c.args, rng)
                 if not size_ok(c.args) or not model.admits(c.args):
                     continue
-            if c.stdin is not None and len(c.stdin) > MAX_INPUT_CHARS:
+            if c.stdin is not None and len(c.stdin) > caps().chars:
                 continue
             out.append(c)
     return out
 
 
-def grammar_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> tuple[list[Candidate], list[str]]:
+def grammar_family(grammars: list[str], seen: str, seed: int, pid: str, n: int, stress_only: bool = False
+                   ) -> tuple[list[Candidate], list[str]]:
     """Inputs drawn from the problem's checktestdata scripts (``testgen.grammar``, in a child
     process bounded in time and memory): family ``grammar``, ``corner`` for the corner grid of a
     script with no loop (kept whole by selection), and ``stress`` for the stress shapes (each
@@ -446,6 +447,6 @@ def grammar_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) 
     be used, why."""
     from .grammar import draw_family_bounded
 
-    drawn, notes = draw_family_bounded(grammars, seen, seed, pid, n)
+    drawn, notes = draw_family_bounded(grammars, seen, seed, pid, n, stress_only=stress_only)
     out = [Candidate(family, stdin=text, note=note) for family, text, note in drawn]
     return out, notes

@@ -1,4 +1,4 @@
-"""One problem through the pipeline: model -> generate -> dedupe -> validate -> select -> suite.
+"""One problem through the pipeline: model -> generate -> dedupe -> validate -> mutants -> grow -> select.
 
 ``synthesize`` never raises for a problem's fault: whatever goes wrong ends up in the
 output record's ``testgen.status`` / ``testgen.reason``.
@@ -16,6 +16,7 @@ from typing import Any, Optional
 from .candidates import dedupe
 from .inputs import FunctionModel
 from .generators import Budget, generate, grammar_family
+from .growth import grow
 from .problem import ProblemError, load_problem
 from .runner import Runner
 from .selection import greedy_cover, kill_matrix, suite_kills
@@ -222,6 +223,14 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
         # the limit the kept inputs allow (the suite's own, chosen below, is at most this)
         problem.limits = problem.limits.model_copy(update={"time_s": policy.derive(c.gold_time_s for c in kept)})
     km = kill_matrix(problem, val.usable_gold, kept, runner, st.mutants, st.seed)
+    if not problem.is_function and not policy.derived and "stress" not in narrowed and "*" not in narrowed \
+            and (st.families is None or "stress" in st.families):
+        # stress inputs past the caps where the golds left room (testgen/growth.py); after the
+        # mutants, whose time limit follows the slowest gold time of the inputs they run on
+        grown, growth = grow(problem, model, kept, runner, st.seed, st.budget, slack)
+        stats["growth"] = growth.to_json()
+        kept += grown
+        km.kills += [set() for _ in grown]
     chosen = greedy_cover(kept, km.kills, st.max_tests, st.multiplicity, st.fill)
     suite = [kept[i] for i in chosen]
     if problem.is_function:

@@ -19,7 +19,7 @@ samples only), and only when it is the one parse of the samples: when unsure, na
 Generation: header values first (``StdioModel._head``: the stated maximum in the non-random
 stress shapes), then each count from its ref's stated range (the stress ladder from the
 stated maximum down, small counts for the other families), all counts scaled together to stay
-within ``MAX_INPUT_TOKENS``; rows and lists in the stress shapes (``shapes.py``); label columns
+within the input caps (``input_caps.caps()``); rows and lists in the stress shapes (``shapes.py``); label columns
 (values in 1..n of a header n), trees and graphs as in ``structures.py``. Mutations reorder,
 drop or add rows of a block whose count is its own, and change free values.
 """
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from .constraints import InputLine, Range, indexed_name, input_lines
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
-from .input_caps import MAX_INPUT_CHARS, MAX_INPUT_TOKENS
+from .input_caps import caps
 from .ordered_columns import ordered_columns, strictly_ordered
 from .query_rows import QueryRows, fit_queries, tag_widths
 from .relations import HeadBound, bound_column, infer_head_bounds
@@ -466,16 +466,17 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
     head: list[list[Any]] = [[m._head(sl, kind, rng, i, j) for j, sl in enumerate(p.slots)] if p.kind == "line"
                              else [] for p in parts]
     refs = sorted({p.ref for p in parts if p.ref is not None})
+    limit = caps()
     rows = {r: [sl for p in _users(parts, r) for sl in p.slots] for r in refs}
     for r in refs:
         least = max(-p.offset for p in _users(parts, r))
-        cap = rows_within(rows[r], kind, MAX_INPUT_TOKENS, MAX_INPUT_CHARS)
+        cap = rows_within(rows[r], kind, limit.tokens, limit.chars)
         head[r[0]][r[1]] = _count(parts[r[0]].slots[r[1]], kind, rng, i, cap, least)
     # all blocks together within the token and character budgets: scale the counts down alike
     total = _tokens(parts, head)
     chars = sum(int(head[r[0]][r[1]]) * row_chars(rows[r], kind) for r in refs)
-    if total > MAX_INPUT_TOKENS or chars > MAX_INPUT_CHARS:
-        f = min(MAX_INPUT_TOKENS / max(1, total), MAX_INPUT_CHARS / max(1, chars))
+    if total > limit.tokens or chars > limit.chars:
+        f = min(limit.tokens / max(1, total), limit.chars / max(1, chars))
         for r in refs:
             sl = parts[r[0]].slots[r[1]]
             least = max(int(sl.lo), max(-p.offset for p in _users(parts, r)))

@@ -9,7 +9,7 @@ from typing import Any, Optional
 from .cases import draw_cases, mutate_cases
 from .corners import corner_rows
 from .distinct_rows import apply as apply_distinct
-from .input_caps import GRID_CELLS, MAX_INPUT_CHARS, MAX_INPUT_TOKENS
+from .input_caps import caps
 from .lines import line_plan, put_on_lines
 from .relations import apply_fixed_bounds, bound_column, fit_length
 from .sections import draw_sections, mutate_sections
@@ -90,7 +90,7 @@ class Drawing:
         return st.graph == "graph" and st.node_col != self.count_at and stress_step(i)[1] == "equal-min"
 
     def _count(self, kind: str, rng: random.Random, i: int) -> int:
-        cap = rows_within(self.row, kind, MAX_INPUT_TOKENS, MAX_INPUT_CHARS)
+        cap = rows_within(self.row, kind, caps().tokens, caps().chars)
         return draw_count(kind, self.count_lo, min(self.count_hi, cap), rng, i)
 
     def _value(self, sl: Slot, kind: str, rng: random.Random, i: int, j: int) -> Any:
@@ -240,9 +240,10 @@ class Drawing:
             wslot = head_slots[st.width_of]
             cslot = head_slots[self.count_at]
             if kind == "stress":  # as many cells as allowed: square, wide or tall (``shapes.GRID_PLAN``)
-                cells = min(st.max_cells or GRID_CELLS, GRID_CELLS)
+                limit = caps()
+                cells = min(st.max_cells or limit.grid_cells, limit.grid_cells)
                 rows_max, width = grid_size(i, cells, (int(cslot.lo), int(cslot.hi)), (int(wslot.lo), int(wslot.hi)),
-                                            MAX_INPUT_TOKENS)
+                                            limit.tokens)
                 n_rows = min(n_rows, rows_max)  # a count fixed by the caller (a test case's share) stays a cap
                 head[self.count_at] = n_rows - self.count_offset
             width = max(int(wslot.lo), min(int(wslot.hi), width))

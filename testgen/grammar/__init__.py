@@ -15,7 +15,7 @@ problem's inputs in a bounded child process:
 * a loop body whose assertion fails is drawn again (a few times) before the whole input is;
 * a value read into a variable that sizes a loop (``REP(n)``, ``STRLEN(s) == n``) is a *count*:
   small in the small families, at the stated maximum (scaled down until the input fits
-  ``MAX_INPUT_TOKENS`` and the assertions hold) in the stress shapes;
+  the input caps, ``input_caps.caps()``, and the assertions hold) in the stress shapes;
 * a word read by ``REGEX`` gets the length its assertion asks for (``words``).
 
 Every input still goes through all of the problem's validators and its golds like any other:

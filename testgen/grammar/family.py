@@ -10,6 +10,7 @@ import subprocess
 import sys
 from typing import Iterator
 
+from ..input_caps import DEFAULT_CAPS, caps, caps_scaled
 from ..rng import stream
 from .generator import Grammar, plans
 from .script import GrammarError
@@ -18,13 +19,14 @@ FAMILY_SECONDS = 240.0  # the child process that draws a problem's family: kille
 FAMILY_MEMORY = 4 << 30  # ... or its address space past this
 
 
-def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> Iterator[tuple[str, str, str]]:
+def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int,
+                stress_only: bool = False) -> Iterator[tuple[str, str, str]]:
     """(family, input, note) for each input drawn from each script, as it is drawn: half of ``n``
     small and medium ones and a sixth at the boundaries (family ``grammar``; a script with no
     loop has the whole grid of its integers' ends instead, family ``corner``), a third in the
     stress shapes and, where values number things, one along a path and one around a star
-    (family ``stress``, note ``shape:grammar-<shape>``); a script that gives nothing yields
-    ("note", why, "")."""
+    (family ``stress``, note ``shape:grammar-<shape>``; only these with ``stress_only``); a
+    script that gives nothing yields ("note", why, "")."""
     for k, source in enumerate(grammars):
         try:
             grammar = Grammar(source, seen)
@@ -34,7 +36,7 @@ def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> 
         rng = stream(seed, pid, f"grammar{k}")
         stress = plans("stress", max(1, n // 3), labels=bool(grammar.labels))
         boundary = grammar.corner_plans() or plans("boundary", max(1, n // 6))
-        for plan in plans("small", max(1, n // 2)) + boundary + stress:
+        for plan in stress if stress_only else plans("small", max(1, n // 2)) + boundary + stress:
             try:
                 text = grammar.draw(plan, rng)
             except GrammarError as e:
@@ -51,12 +53,14 @@ def draw_family(grammars: list[str], seen: str, seed: int, pid: str, n: int) -> 
 
 
 def draw_family_bounded(grammars: list[str], seen: str, seed: int, pid: str, n: int,
-                        timeout_s: float = FAMILY_SECONDS) -> tuple[list[tuple[str, str, str]], list[str]]:
+                        timeout_s: float = FAMILY_SECONDS, stress_only: bool = False
+                        ) -> tuple[list[tuple[str, str, str]], list[str]]:
     """``draw_family`` in a child process (``python -m testgen.grammar.family``) that is killed past
     ``timeout_s`` (what it drew by then is kept) and limits its own memory: the script is the
-    problem's data, and what it asks for must not hang or exhaust the caller. Returns the inputs
-    and the notes."""
-    job = json.dumps({"grammars": grammars, "seen": seen, "seed": seed, "pid": pid, "n": n})
+    problem's data, and what it asks for must not hang or exhaust the caller. The child draws
+    under the caller's input caps. Returns the inputs and the notes."""
+    job = json.dumps({"grammars": grammars, "seen": seen, "seed": seed, "pid": pid, "n": n,
+                      "stress_only": stress_only, "caps_factor": caps().tokens / DEFAULT_CAPS.tokens})
     notes: list[str] = []
     try:
         p = subprocess.run([sys.executable, "-m", "testgen.grammar.family"], input=job.encode(), capture_output=True,
@@ -87,9 +91,10 @@ def main() -> int:
 
     resource.setrlimit(resource.RLIMIT_AS, (FAMILY_MEMORY, FAMILY_MEMORY))
     job = json.load(sys.stdin)
-    for item in draw_family(job["grammars"], job["seen"], job["seed"], job["pid"], job["n"]):
-        sys.stdout.write(json.dumps(item) + "\n")
-        sys.stdout.flush()
+    with caps_scaled(job["caps_factor"]):
+        for item in draw_family(job["grammars"], job["seen"], job["seed"], job["pid"], job["n"], job["stress_only"]):
+            sys.stdout.write(json.dumps(item) + "\n")
+            sys.stdout.flush()
     return 0
 
 

@@ -14,7 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Iterator, Optional
 
-from ..input_caps import MAX_INPUT_TOKENS
+from ..input_caps import caps
 from .script import GrammarError
 from .words import Pattern
 
@@ -120,6 +120,7 @@ class Library:
         self.ordinal = 0  # labels written in it so far (``LABEL_SHAPES``)
         self.redraw = False  # the loop body failed once: its labels are drawn at random (``LABEL_SHAPES``)
         self.integers = 0  # integers written so far (``Plan.corner``: which digit of the corner is next)
+        self.cap = caps().tokens  # the input's token budget (``testgen/input_caps.py``)
         from checktestdata.lib import Boolean, Number, String
 
         self.Boolean, self.Number, self.String = Boolean, Number, String
@@ -128,7 +129,7 @@ class Library:
 
     def _step(self) -> None:
         self.steps += 1
-        if self.tokens > MAX_INPUT_TOKENS or self.steps > 8 * MAX_INPUT_TOKENS:
+        if self.tokens > self.cap or self.steps > 8 * self.cap:
             raise _Stop()
         if self.steps % 2048 == 0 and time.monotonic() > self.deadline:
             raise _Stop()
@@ -150,15 +151,15 @@ class Library:
         self.loop_id = self.loops_run
         start = self.tokens
         try:
-            if self.tokens + self.factor > 2 * MAX_INPUT_TOKENS:
-                self.shrink = min(self.shrink, math.sqrt(2 * MAX_INPUT_TOKENS / (self.tokens + self.factor)))
+            if self.tokens + self.factor > 2 * self.cap:
+                self.shrink = min(self.shrink, math.sqrt(2 * self.cap / (self.tokens + self.factor)))
                 raise _Stop()
             for i in range(n):
                 self.iteration, self.ordinal, self.redraw = i, 0, False
                 if i == PROBE:  # what the first iterations wrote, times the rest, must fit too
                     projected = self.tokens + (self.tokens - start) / PROBE * (n - PROBE)
-                    if projected > MAX_INPUT_TOKENS:
-                        self.shrink = min(self.shrink, math.sqrt(MAX_INPUT_TOKENS / projected))
+                    if projected > self.cap:
+                        self.shrink = min(self.shrink, math.sqrt(self.cap / projected))
                         raise _Stop()
                 self.left = n - i
                 yield i
@@ -358,7 +359,7 @@ class Library:
             raise _Reject()
 
     def ISEOF(self):  # noqa: N802
-        soft = MAX_INPUT_TOKENS * self.scale if self.plan.kind == "stress" else 40
+        soft = self.cap * self.scale if self.plan.kind == "stress" else 40
         return self.Boolean(self.tokens >= soft or (self.plan.kind != "stress" and self.rng.random() < 0.2))
 
     def MATCH(self, chars):  # noqa: N802
