@@ -15,8 +15,8 @@ values within every bound read (``fit_queries``). A row is drawn (``QueryRows.dr
 (every drawable tag at least once when the rows allow) and then each value within its format's
 bounds: numbers, header values by name (``1 <= i <= n``) and the format's other values
 (``l <= r``, ``a != b``). Stress inputs take the worst cases of query programs in turn (wide
-ranges, a run of inserts before the queries); mutations drop, add, swap or redraw rows
-(``QueryRows.mutate``).
+ranges, ordered or not, a run of inserts before the queries); mutations drop, add, swap or
+redraw rows (``QueryRows.mutate``).
 
 When unsure, narrow: a value the statement bounds on neither side takes the samples' range for
 its tag, and a format that needs that and that the samples never show is not drawn. A format
@@ -214,6 +214,25 @@ class Format:
         """Does the format hold an ordered pair of values (``l <= r``)?"""
         return any(b.column is not None for c in self.columns for b in c.upper)
 
+    @property
+    def pair(self) -> Optional[tuple[int, int]]:
+        """The columns of its first two values over one range of the input's size that the
+        statement does not order ("1 <= u, v <= n", u > v allowed), or None."""
+        def indexes(c: Column) -> bool:
+            return not c.words and any(b.head is not None for b in c.upper) \
+                and all(b.column is None for b in c.lower + c.upper)
+
+        cols = self.columns
+        return next(((i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
+                     if indexes(cols[i]) and cols[i].lower == cols[j].lower and cols[i].upper == cols[j].upper),
+                    None)
+
+    @property
+    def walks(self) -> bool:
+        """Does a row of it name a stretch of the input that a slow program walks (an ordered or
+        an unordered pair of indexes)?"""
+        return self.ranged or self.pair is not None
+
 
 @dataclass
 class QueryRows:
@@ -230,8 +249,8 @@ class QueryRows:
              ) -> Optional[list[list[str]]]:
         """``n`` rows as tokens, or None when some drawable format's bounds leave no value. Stress
         inputs take turns (``i``): formats at random; *wide*, where 90 % of the rows are a format
-        with an ordered pair (``l <= r``) spanning nearly its whole range, the worst case of a
-        program that walks each query's range; and *phased*, the first listed format for the first
+        with a pair (``l <= r``, or ``1 <= u, v <= n`` either way round) spanning nearly its whole
+        range, the worst case of a program that walks each query's range; and *phased*, the first listed format for the first
         half of the rows (pushes, inserts, updates), the others after it, the worst case of a
         program that scans what the first half built at every later row."""
         usable = [f for f in self.formats if f.drawable]
@@ -239,7 +258,7 @@ class QueryRows:
             return None
         wide = kind == "stress" and i % 2 == 1
         tags = [rng.choice(usable) for _ in range(n)]
-        ranged = [f for f in usable if f.ranged]
+        ranged = [f for f in usable if f.walks]
         if kind == "special" or (wide and ranged):
             # one format mostly: long runs of updates, then a query; a wide input's ranges
             main = rng.choice(ranged if wide and ranged else usable)
@@ -328,12 +347,15 @@ def _bound_value(b: Bound, value_of: Callable[[Ref], int], row: Optional[list[An
 
 def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how: str) -> Optional[list[Any]]:
     """One row of format ``f``. ``how``: ``random``; ``ends`` (each value at an end of its range
-    half of the time); ``wide`` (an ordered pair at the two ends of its range); ``equal-min`` /
+    half of the time); ``wide`` (an ordered pair at the two ends of its range, an unordered one
+    at its two ends either way round); ``equal-min`` /
     ``equal-max`` (every value at its least / most). Where that breaks a bound between values
     (``a < b`` both at their least), the later tries draw at random."""
+    pair = f.pair if how == "wide" else None
     for attempt in range(TRIES):
         row: list[Any] = []
-        for c in f.columns:
+        low_first = pair is not None and rng.random() < 0.5  # an unordered pair's first value low
+        for k, c in enumerate(f.columns):
             if c.words:
                 row.append(rng.choice(c.seen))
                 continue
@@ -351,6 +373,9 @@ def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how
                 row.append(rng.randint(lo, min(hi, lo + near)))  # the left end of a pair, near its least
             elif pick == "wide" and any(b.column is not None and b.column < len(row) for b in c.lower):
                 row.append(rng.randint(max(lo, hi - near), hi))  # the right end, near its most
+            elif pick == "wide" and pair is not None and k in pair:
+                low = (k == pair[0]) == low_first
+                row.append(rng.randint(lo, min(hi, lo + near)) if low else rng.randint(max(lo, hi - near), hi))
             elif pick in ("equal-min", "equal-max"):
                 row.append(lo if pick == "equal-min" else hi)
             elif pick == "ends" and rng.random() < 0.5:

@@ -8,11 +8,15 @@ were not read as a block at all (the samples were only mutated)."""
 
 from __future__ import annotations
 
+import json
+import os
 import random
 
 from conftest import synthesize_and_judge
 from testgen.query_rows import comparisons, read_formats
 from testgen.smodel import StdioModel
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 POINT_UPDATE = """# Point Update, Range Sum
 
@@ -179,6 +183,30 @@ def test_stress_inputs_take_the_worst_cases_of_query_programs_in_turn():
         phased |= len(rows) > 1000 and all(r.startswith("+ ") for r in half) and \
             not any(r.startswith("+ ") for r in rows[len(rows) // 2:])
     assert phased
+
+
+def test_an_unordered_pair_of_indexes_is_walked_wide_either_way_round():
+    """"add u v w" / "ask u v" with "1 <= u, v <= n" and u > v allowed: a program that walks from
+    one town to the other is slow only where the pairs are far apart. Before unordered pairs were
+    read as ranges, no stress input held them (the wide turn needs ``l <= r``): random pairs span a
+    third of n, and a held-out O(n q) loop ran 1.6 s of its 2 s on the largest grown input."""
+    toll = next(json.loads(ln) for ln in open(os.path.join(DATA, "query_tasks.jsonl"))
+                if json.loads(ln)["id"] == "r6/toll-road")
+    m = StdioModel.infer([t["stdin"] for t in toll["sample_tests"]], toll["statement"])
+    wide, ways = False, set()
+    for text in m.draw("stress", random.Random(0), 4):
+        lines = text.rstrip("\n").split("\n")
+        n, q = map(int, lines[0].split())
+        rows = [ln.split() for ln in lines[1:]]
+        assert len(rows) == q and any(r[0] == "ask" for r in rows)
+        for r in rows:
+            u, v = int(r[1]), int(r[2])
+            assert 1 <= u <= n and 1 <= v <= n and (r[0] == "ask" or (len(r) == 4 and u != v)), r
+        spans = [abs(int(r[1]) - int(r[2])) for r in rows]
+        if sum(spans) >= 0.9 * (n - 1) * len(rows) * 0.85:
+            wide = True
+            ways |= {int(r[1]) < int(r[2]) for r in rows}
+    assert wide and ways == {True, False}
 
 
 def test_mutations_of_query_rows_keep_every_format_and_the_header_they_name():
