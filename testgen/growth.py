@@ -99,8 +99,7 @@ def grow(problem: Problem, model: Optional[StdioModel], kept: list[Candidate], r
     with caps_scaled(factor):
         drawn = generate(problem.io, model, [], seed, pid, budget, ["stress"])
         if problem.grammars:
-            seen = "".join(str(s.get("stdin") or "") for s in problem.seeds)
-            more, _ = grammar_family(problem.grammars, seen, seed, pid, budget.grammar, stress_only=True)
+            more, _ = grammar_family(problem.grammars, problem.seeds_text, seed, pid, budget.grammar, stress_only=True)
             drawn += more
     largest = max(len(c.stdin or "") for c in kept if c.family == "stress")
     drawn = [c for c in drawn if c.family == "stress" and len(c.stdin or "") > largest

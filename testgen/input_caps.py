@@ -7,7 +7,7 @@ where the golds left room on the capped inputs.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Iterator
@@ -42,10 +42,15 @@ def caps() -> InputCaps:
 
 
 @contextmanager
-def caps_scaled(factor: float) -> Iterator[InputCaps]:
-    """The default caps times ``factor`` inside the block."""
-    token = _caps.set(DEFAULT_CAPS.scaled(factor))
+def caps_in_force(limit: InputCaps) -> Iterator[InputCaps]:
+    """``limit`` as the caps inside the block."""
+    token = _caps.set(limit)
     try:
-        yield _caps.get()
+        yield limit
     finally:
         _caps.reset(token)
+
+
+def caps_scaled(factor: float) -> AbstractContextManager[InputCaps]:
+    """The default caps times ``factor`` inside the block."""
+    return caps_in_force(DEFAULT_CAPS.scaled(factor))

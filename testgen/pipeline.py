@@ -148,8 +148,7 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     stats["model"] = _describe_model(model)
     cands = generate(problem.io, model, problem.seeds, st.seed, problem.id, st.budget, st.families)
     if problem.grammars and (st.families is None or {"grammar", "corner"} & set(st.families)):
-        seen = "".join(str(s.get("stdin") or "") for s in problem.seeds)
-        drawn, why = grammar_family(problem.grammars, seen, st.seed, problem.id, st.budget.grammar)
+        drawn, why = grammar_family(problem.grammars, problem.seeds_text, st.seed, problem.id, st.budget.grammar)
         cands += [c for c in drawn if st.families is None or c.family in st.families or c.family == "stress"]
         problem.notes.extend(why)
     llm_stats: dict[str, Any] = {}

@@ -86,6 +86,11 @@ class Problem(BaseModel):
     def is_function(self) -> bool:
         return self.io == "function"
 
+    @property
+    def seeds_text(self) -> str:
+        """The seeds' inputs as one text: the characters the grammar family has seen."""
+        return "".join(str(s.get("stdin") or "") for s in self.seeds)
+
     def runnable(self, code: str) -> tuple[str, str]:
         """(source, function name) to run a function-call program (``Solution.twoSum`` wrapped)."""
         from .entry import runnable

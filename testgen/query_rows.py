@@ -224,7 +224,8 @@ class Format:
 
         cols = self.columns
         return next(((i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
-                     if indexes(cols[i]) and cols[i].lower == cols[j].lower and cols[i].upper == cols[j].upper),
+                     if indexes(cols[i]) and indexes(cols[j])
+                     and cols[i].lower == cols[j].lower and cols[i].upper == cols[j].upper),
                     None)
 
     @property
@@ -250,18 +251,18 @@ class QueryRows:
         """``n`` rows as tokens, or None when some drawable format's bounds leave no value. Stress
         inputs take turns (``i``): formats at random; *wide*, where 90 % of the rows are a format
         with a pair (``l <= r``, or ``1 <= u, v <= n`` either way round) spanning nearly its whole
-        range, the worst case of a program that walks each query's range; and *phased*, the first listed format for the first
-        half of the rows (pushes, inserts, updates), the others after it, the worst case of a
-        program that scans what the first half built at every later row."""
+        range, the worst case of a program that walks each query's range; and *phased*, the first
+        listed format for the first half of the rows (pushes, inserts, updates), the others after
+        it, the worst case of a program that scans what the first half built at every later row."""
         usable = [f for f in self.formats if f.drawable]
         if not usable:
             return None
         wide = kind == "stress" and i % 2 == 1
         tags = [rng.choice(usable) for _ in range(n)]
-        ranged = [f for f in usable if f.walks]
-        if kind == "special" or (wide and ranged):
+        walking = [f for f in usable if f.walks]
+        if kind == "special" or (wide and walking):
             # one format mostly: long runs of updates, then a query; a wide input's ranges
-            main = rng.choice(ranged if wide and ranged else usable)
+            main = rng.choice(walking if wide and walking else usable)
             tags = [main if rng.random() < 0.9 else rng.choice(usable) for _ in range(n)]
         elif kind == "stress" and i % 4 == 0 and len(usable) > 1:
             tags = [usable[0]] * (n // 2) + [rng.choice(usable[1:]) for _ in range(n - n // 2)]
@@ -348,9 +349,9 @@ def _bound_value(b: Bound, value_of: Callable[[Ref], int], row: Optional[list[An
 def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how: str) -> Optional[list[Any]]:
     """One row of format ``f``. ``how``: ``random``; ``ends`` (each value at an end of its range
     half of the time); ``wide`` (an ordered pair at the two ends of its range, an unordered one
-    at its two ends either way round); ``equal-min`` /
-    ``equal-max`` (every value at its least / most). Where that breaks a bound between values
-    (``a < b`` both at their least), the later tries draw at random."""
+    at its two ends either way round); ``equal-min`` / ``equal-max`` (every value at its least /
+    most). Where that breaks a bound between values (``a < b`` both at their least), the later
+    tries draw at random."""
     pair = f.pair if how == "wide" else None
     for attempt in range(TRIES):
         row: list[Any] = []

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import asdict
 from typing import Iterator
 
-from ..input_caps import DEFAULT_CAPS, caps, caps_scaled
+from ..input_caps import InputCaps, caps, caps_in_force
 from ..rng import stream
 from .generator import Grammar, plans
 from .script import GrammarError
@@ -60,7 +61,7 @@ def draw_family_bounded(grammars: list[str], seen: str, seed: int, pid: str, n: 
     problem's data, and what it asks for must not hang or exhaust the caller. The child draws
     under the caller's input caps. Returns the inputs and the notes."""
     job = json.dumps({"grammars": grammars, "seen": seen, "seed": seed, "pid": pid, "n": n,
-                      "stress_only": stress_only, "caps_factor": caps().tokens / DEFAULT_CAPS.tokens})
+                      "stress_only": stress_only, "caps": asdict(caps())})
     notes: list[str] = []
     try:
         p = subprocess.run([sys.executable, "-m", "testgen.grammar.family"], input=job.encode(), capture_output=True,
@@ -91,7 +92,7 @@ def main() -> int:
 
     resource.setrlimit(resource.RLIMIT_AS, (FAMILY_MEMORY, FAMILY_MEMORY))
     job = json.load(sys.stdin)
-    with caps_scaled(job["caps_factor"]):
+    with caps_in_force(InputCaps(**job["caps"])):
         for item in draw_family(job["grammars"], job["seen"], job["seed"], job["pid"], job["n"], job["stress_only"]):
             sys.stdout.write(json.dumps(item) + "\n")
             sys.stdout.flush()
