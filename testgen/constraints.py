@@ -358,6 +358,16 @@ def input_section(text: str) -> str:
     return text[m.end(): end.start() if end else len(text)]
 
 
+def legend(text: str) -> str:
+    """The statement's text before its input section (all of it when it has none)."""
+    m = _SECTION.search(text)
+    return text[:m.start()] if m else text
+
+
+# a parenthesised range with more names after it: "(2 <= n <= 10^5)" before ", $m$" or "and $q$"
+_RANGE_BETWEEN_NAMES = re.compile(r"\((?=[^()]*(?:\\le|\\ge|\\lt|\\gt|[≤≥<>]))[^()]*\)(?=\s*(?:,|\band\b)\s*\$)")
+
+
 def input_lines(text: str) -> list[InputLine]:
     """The input section's lines with the names of their values, in order. Read from the usual
     contest phrasing: "One line with three integers $w, h$ and $q$ (...)", "$q$ lines, each
@@ -369,6 +379,8 @@ def input_lines(text: str) -> list[InputLine]:
     out: list[InputLine] = []
     items = "\\item" in sec
     for seg, starts_item in _description_items(sec, items):
+        # a range between two names ("$n$ ($2 \le n \le 10^5$) and $q$ (...)") does not end the names
+        seg = _RANGE_BETWEEN_NAMES.sub(" ", seg)
         head = re.split(r"(?<![$\\])\(|\bwhere\b|\bsuch that\b", seg)[0]
         single = re.search(r"^\W*(?:one|a|an|another|the (?:first|second|third|next|last))\s+(?:more\s+)?line\b",
                            head, re.I)

@@ -21,7 +21,9 @@ redraw rows (``QueryRows.mutate``).
 When unsure, narrow: a value the statement bounds on neither side takes the samples' range for
 its tag, and a format that needs that and that the samples never show is not drawn. A format
 whose item states a guarantee about what came before ("It is guaranteed that segment a was open
-before") cannot be kept by rows drawn one by one, so no format of that block is read.
+before") cannot be kept by rows drawn one by one: two such formats that put a value into a set and
+take it out are kept by walking the drawn rows (``row_state.py``); any other guarantee, and no
+format of its block is read.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .constraints import _NUM, input_section, normalize, parse_number
+from .constraints import _NUM, input_section, legend, normalize, parse_number
+from .row_state import Toggle, read_toggle
 from .shapes import stress_step
 
 Ref = tuple[int, int]  # a header value: (section, column)
@@ -51,6 +54,9 @@ _TERM = rf"(?:{_NUM}|{_NM}(?:\s*,\s*{_NM})*)"
 _OP = r"≤|<|≥|>|≠|!=|\\neq?(?![A-Za-z])"
 _CHAIN = re.compile(rf"{_TERM}(?:\s*(?:{_OP})\s*{_TERM})+")
 _GUARANTEE = re.compile(r"\bguarantee|\bcurrently\b|\bbefore\b|\balready\b", re.I)
+# "in one of the formats described above", "each query has one of the forms given in the statement"
+_POINTS_ABOVE = re.compile(r"\b(?:formats?|forms?|types?|kinds?)\b[^.\n]{0,30}?"
+                           r"\b(?:above|in the statement|in the legend)\b", re.I)
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
 # "at least one query of the second type", "... of type 2", "... of the form ``? k''", "... `ask` event"
 _AT_LEAST_ONE = re.compile(r"at\s+least\s+one\b([^.\n]{0,60})", re.I)
@@ -106,6 +112,7 @@ class QueryFormat:
     tag: str
     names: list[str]
     said: list[Comparison] = field(default_factory=list)
+    guard: Optional[str] = None  # the value a guarantee about what came before names ("a was open before")
 
     @property
     def width(self) -> int:
@@ -120,14 +127,26 @@ def _literal_tokens(m: re.Match[str]) -> list[str]:
 
 def read_formats(statement: str) -> list[QueryFormat]:
     """The row formats the input section lists, in order, or [] when it lists fewer than two
-    (one literal is an example), a tag twice with other names, or a format kept by earlier rows.
+    (one literal is an example), a tag twice with other names, or a format kept by earlier rows
+    other than two that put one value into a set and take it out (``QueryFormat.guard``).
     A format's item is the text after its literal up to the next literal or the line's end. A
-    literal of a listed tag alone (`ask` in "at least one `ask` event") mentions it."""
+    literal of a listed tag alone (`ask` in "at least one `ask` event") mentions it. An input
+    section that lists none and points above ("a query in one of the formats described above")
+    takes the formats the statement lists before it."""
     sec = normalize(input_section(statement))
     if not sec:
         return []
+    listed = _formats_listed(sec)
+    if not listed and _POINTS_ABOVE.search(sec):
+        listed = _formats_listed(normalize(legend(statement)))
+    return listed
+
+
+def _formats_listed(sec: str) -> list[QueryFormat]:
+    """``read_formats`` of one stretch of the statement."""
     found = list(_LITERAL.finditer(sec))
     out: dict[str, tuple[QueryFormat, str]] = {}
+    found_names: dict[str, list[str]] = {}
     for k, m in enumerate(found):
         toks = _literal_tokens(m)
         if not toks or not _TAG.fullmatch(toks[0]) or len(toks) - 1 > MAX_NAMES \
@@ -144,11 +163,24 @@ def read_formats(statement: str) -> list[QueryFormat]:
             if known:
                 return []  # one tag, two formats: misread
         out[fmt.tag] = (fmt, item)
+        found_names[fmt.tag] = toks[1:]
     if not 2 <= len(out) <= MAX_TAGS:
         return []
-    if any(_GUARANTEE.search(item) for _, item in out.values()):
-        return []  # a format kept by what came before: rows drawn one by one break it
+    for f, item in out.values():
+        if _GUARANTEE.search(item):
+            named = _guarded_names(f, item, found_names[f.tag])
+            f.guard = named[0] if len(named) == 1 else ""
+    guarded = [f for f, _ in out.values() if f.guard is not None]
+    if guarded and (len(guarded) != 2 or not all(f.guard for f in guarded)):
+        return []  # a format kept by what came before, not a put and a take of one value
     return [f for f, _ in out.values()]
+
+
+def _guarded_names(f: QueryFormat, item: str, written: list[str]) -> list[str]:
+    """The format's values that its item's guarantee sentences name (as written in its literal)."""
+    said = " ".join(s for s in re.split(r"(?<=[.;])\s+", item) if _GUARANTEE.search(s))
+    return [nm for nm, w in zip(f.names, written)
+            if re.search(rf"(?<![A-Za-z0-9_]){re.escape(w)}(?![A-Za-z0-9_{{])", said)]
 
 
 def required_tags(statement: str, formats: list[QueryFormat]) -> list[str]:
@@ -241,6 +273,7 @@ class QueryRows:
 
     formats: list[Format]
     required: list[str] = field(default_factory=list)  # tags promised at least one row ("of the second type")
+    toggle: Optional[Toggle] = None  # two formats that put a value into a set and take it out
 
     def heads(self) -> set[Ref]:
         """The header values a format's bounds name (they stay as seen when a sample is mutated)."""
@@ -249,11 +282,13 @@ class QueryRows:
     def draw(self, head: list[list[Any]], n: int, kind: str, rng: random.Random, i: int = 0
              ) -> Optional[list[list[str]]]:
         """``n`` rows as tokens, or None when some drawable format's bounds leave no value. Stress
-        inputs take turns (``i``): formats at random; *wide*, where 90 % of the rows are a format
-        with a pair (``l <= r``, or ``1 <= u, v <= n`` either way round) spanning nearly its whole
-        range, the worst case of a program that walks each query's range; and *phased*, the first
-        listed format for the first half of the rows (pushes, inserts, updates), the others after
-        it, the worst case of a program that scans what the first half built at every later row."""
+        inputs take turns (``i``): formats at random; *wide*, where 90 % of the rows (every other
+        time all but one of each other format) are a format with a pair (``l <= r``, or
+        ``1 <= u, v <= n`` either way round) spanning nearly its whole range, the worst case of a
+        program that walks each query's range; and *phased*, the first listed format for the
+        first half of the rows (pushes, inserts, updates), the others after it, the worst case of a
+        program that scans what the first half built at every later row. Two formats that put a
+        value into a set and take it out are then kept to their guarantees (``row_state.py``)."""
         usable = [f for f in self.formats if f.drawable]
         if not usable:
             return None
@@ -261,9 +296,12 @@ class QueryRows:
         tags = [rng.choice(usable) for _ in range(n)]
         walking = [f for f in usable if f.walks]
         if kind == "special" or (wide and walking):
-            # one format mostly: long runs of updates, then a query; a wide input's ranges
+            # one format mostly: long runs of updates, then a query; a wide input's ranges, every
+            # other time with no other rows between them (an update cuts short a program that
+            # walks the range up to the first marked place)
             main = rng.choice(walking if wide and walking else usable)
-            tags = [main if rng.random() < 0.9 else rng.choice(usable) for _ in range(n)]
+            only = wide and walking and i % 4 == 3
+            tags = [main if only or rng.random() < 0.9 else rng.choice(usable) for _ in range(n)]
         elif kind == "stress" and i % 4 == 0 and len(usable) > 1:
             tags = [usable[0]] * (n // 2) + [rng.choice(usable[1:]) for _ in range(n - n // 2)]
         # the promised tags first, then every other one, each at a row of its own while rows last
@@ -294,8 +332,26 @@ class QueryRows:
             rows.append(row)
         if shape in ("ascending", "descending") and not wide:
             _sort_columns(tags, rows, value_of, shape == "descending")
-        return [[f.tag] + [str(v) for v in row] for f, row in zip(tags, rows)]
+        return self._kept([[f.tag] + [str(v) for v in row] for f, row in zip(tags, rows)], value_of, rng)
 
+    def _kept(self, rows: list[list[str]], value_of: Callable[[Ref], int], rng: random.Random
+              ) -> Optional[list[list[str]]]:
+        """``rows`` with the toggle's guarantees kept (``Toggle.keep``), or None when that cannot
+        be done or it loses a promised format."""
+        t = self.toggle
+        if t is None:
+            return rows
+        by_tag = {f.tag: f for f in self.formats}
+
+        def draw(tag: str) -> Optional[list[str]]:
+            row = _draw_row(by_tag[tag], value_of, rng, "random")
+            return None if row is None else [tag] + [str(v) for v in row]
+
+        column = by_tag[t.put].columns[t.column[t.put]]
+        kept = t.keep(rows, _range(column, value_of), draw, rng)
+        if kept is None or any(tag not in {r[0] for r in kept} for tag in self.required):
+            return None
+        return kept
 
     def mutate(self, rows: list[list[str]], head: list[list[Any]], rng: random.Random, lo: int, hi: int
                ) -> Optional[list[list[str]]]:
@@ -322,7 +378,7 @@ class QueryRows:
                 out[k] = [f.tag] + [str(v) for v in row]  # type: ignore[union-attr]
         if any(t not in {r[0] for r in out} for t in self.required):
             return None
-        return out
+        return self._kept(out, _header(head), rng)
 
 
 def _header(head: list[list[Any]]) -> Callable[[Ref], int]:
@@ -335,6 +391,16 @@ def _span(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] = 
     lows = [v + b.strict for b in c.lower if (v := _bound_value(b, value_of, row)) is not None]
     highs = [v - b.strict for b in c.upper if (v := _bound_value(b, value_of, row)) is not None]
     return max(lows, default=float("-inf")), min(highs, default=float("inf"))
+
+
+def _range(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] = None) -> tuple[int, int]:
+    """``_span`` as integers, a side no bound closes taken from the samples' values."""
+    lo, hi = _span(c, value_of, row)
+    if lo == float("-inf"):
+        lo = min(c.seen) if c.seen else hi
+    if hi == float("inf"):
+        hi = max(c.seen) if c.seen else lo
+    return int(lo), int(hi)
 
 
 def _bound_value(b: Bound, value_of: Callable[[Ref], int], row: Optional[list[Any]]) -> Optional[float]:
@@ -360,12 +426,7 @@ def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how
             if c.words:
                 row.append(rng.choice(c.seen))
                 continue
-            lo, hi = _span(c, value_of, row)
-            if lo == float("-inf"):
-                lo = min(c.seen) if c.seen else hi
-            if hi == float("inf"):
-                hi = max(c.seen) if c.seen else lo
-            lo, hi = int(lo), int(hi)
+            lo, hi = _range(c, value_of, row)
             if lo > hi:
                 break
             near = max(1, (hi - lo) // 50)
@@ -464,7 +525,25 @@ def fit_queries(statement: str, rows: list[list[list[str]]], heads: list[list[st
                 return None
     if not any(f.drawable for f in formats):
         return None
-    return QueryRows(formats, required_tags(statement, listed))
+    toggle = None
+    if any(f.guard for f in listed):
+        toggle = _fit_toggle(listed, formats, rows)
+        if toggle is None:
+            return None
+    return QueryRows(formats, required_tags(statement, listed), toggle)
+
+
+def _fit_toggle(listed: list[QueryFormat], formats: list[Format], rows: list[list[list[str]]]) -> Optional[Toggle]:
+    """The set two guarded formats keep (``row_state.py``), when their guarded values are numbers
+    bounded alike by numbers and header values only, and the samples keep it one way round."""
+    guarded = {f.tag: f.names.index(f.guard) for f in listed if f.guard}
+    cols = [g.columns[guarded[g.tag]] for g in formats if g.tag in guarded]
+    if any(not g.drawable for g in formats if g.tag in guarded):
+        return None
+    if any(c.words or c.differ or any(b.column is not None for b in c.lower + c.upper) for c in cols) \
+            or cols[0].lower != cols[1].lower or cols[0].upper != cols[1].upper:
+        return None
+    return read_toggle(guarded, rows)
 
 
 def _token_value(tok: str) -> Any:

@@ -164,6 +164,20 @@ def test_a_codeforces_style_statement_names_its_lines_as_a_kattis_one_does():
     assert reading(MST_PLAIN)[1][-1] == ("w_i", 1, 10 ** 9)
 
 
+def test_a_range_between_two_names_does_not_end_the_line_s_names():
+    """"One line with two integers $n$ ($2 \\le n \\le 10^5$) and $q$ ($1 \\le q \\le 10^5$)": both
+    values are named. Before, the names ended at the first range's "(", the line had one name for
+    two values and was left unnamed, so no row could be bounded by n (gcpc2022/chaoticconstruction
+    drew every segment within the sample's 1..10 while n reached 10^5)."""
+    from testgen.constraints import input_lines
+
+    text = ("\\section*{{Input}}\n\\begin{{itemize}}\n\\item One line with two integers $n$ ($2 \\leq n \\leq 10^5$)"
+            "{sep}$q$ ($1\n\\leq q \\leq 10^5$), the sizes.\n\\item $q$ lines, each with one integer $a$.\n"
+            "\\end{{itemize}}\n\\section*{{Output}}\nOne integer.\n")
+    for sep in (" and ", ", "):
+        assert [d.names for d in input_lines(text.format(sep=sep))][0] == ["n", "q"]
+
+
 TWO_STRINGS = ("\\section*{{Input}}\n\\begin{{itemize}}\n\\item One line with a single integer $n$ {bound}, the length of "
                "the messages.\n\\item Two lines each with one string of length $n$.\n\\end{{itemize}}\n"
                "Both strings consist of lowercase letters only.\n\\section*{{Output}}\nOne integer.\n")
