@@ -286,8 +286,9 @@ class QueryRows:
         time all but one of each other format) are a format with a pair (``l <= r``, or
         ``1 <= u, v <= n`` either way round) spanning nearly its whole range, the worst case of a
         program that walks each query's range; and *phased*, the first listed format for the
-        first half of the rows (pushes, inserts, updates), the others after it, the worst case of a
-        program that scans what the first half built at every later row. Two formats that put a
+        first half of the rows (pushes, inserts, updates), the others after it (every other time
+        all of them), the worst case of a program that scans what the first half built at every
+        later row, or tidies it only when asked. Two formats that put a
         value into a set and take it out are then kept to their guarantees (``row_state.py``)."""
         usable = [f for f in self.formats if f.drawable]
         if not usable:
@@ -303,7 +304,11 @@ class QueryRows:
             only = wide and walking and i % 4 == 3
             tags = [main if only or rng.random() < 0.9 else rng.choice(usable) for _ in range(n)]
         elif kind == "stress" and i % 4 == 0 and len(usable) > 1:
-            tags = [usable[0]] * (n // 2) + [rng.choice(usable[1:]) for _ in range(n - n // 2)]
+            # every other time the first format goes on among the later rows: a program that
+            # tidies what the first half built only when asked (sorts again after an insert) pays
+            # at every ask
+            later = usable if i % 8 == 4 else usable[1:]
+            tags = [usable[0]] * (n // 2) + [rng.choice(later) for _ in range(n - n // 2)]
         # the promised tags first, then every other one, each at a row of its own while rows last
         promised = [f for t in self.required for f in usable if f.tag == t]
         if len(promised) < len(self.required) or len(promised) > n:
