@@ -139,7 +139,8 @@ def _cmd_testgen(args: argparse.Namespace) -> int:
         print(f"codetest: skipped {line}", file=sys.stderr)
     if "per_node" in summary:
         counts = sorted(summary["per_node"].values(), reverse=True)
-        print(f"ray: {sum(counts)} problems on {len(counts)} nodes {counts}, {summary['nodes_lost']} nodes lost")
+        print(f"ray: {sum(counts)} problems on {len(counts)} nodes {counts}, {summary['nodes_lost']} nodes lost, "
+              f"{summary['actors_replaced']} actors replaced")
     st = summary["status"]
     print(f"testgen: {summary['todo']} problems processed ({summary['skipped_done']} already done), "
           f"status {json.dumps(st, sort_keys=True)}, {summary['tests']} tests written to {args.output}")

@@ -140,6 +140,7 @@ class ActorPool:
         self._index = 0
         self._respawns: dict[str, int] = {}
         self.lost_nodes: list[str] = []
+        self.replaced = 0  # actors that died on a node still alive and were started again there
 
     def _spawn(self) -> None:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -211,6 +212,7 @@ class ActorPool:
         if not alive or self._respawns[nid] > 3:
             self.lost_nodes.append(nid)
         self._spawn_or_fail()
+        self.replaced += nid in self.actors
 
     def _spawn_or_fail(self) -> None:
         try:
@@ -249,6 +251,7 @@ def run_batch_ray(ray: Any, problems_path: str, out_path: str, runner_spec: dict
         summary = log.close()
         summary["per_node"] = dict(per_node)  # problems finished by each node
         summary["nodes_lost"] = len(pool.lost_nodes)
+        summary["actors_replaced"] = pool.replaced
         pool.close()
     summary["elapsed_s"] = round(time.monotonic() - t0, 3)
     return summary

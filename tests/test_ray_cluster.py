@@ -125,35 +125,57 @@ def test_killing_a_worker_node_mid_batch_loses_nothing_and_repeats_nothing(clust
             proc.communicate()
     assert written_before < 10, "the kill should land mid-batch"
     assert proc.returncode == 0, stdout + stderr
-    assert "1 nodes lost" in stdout, stdout
+    assert "1 nodes lost, 0 actors replaced" in stdout, stdout
     got = suites(out)  # asserts every id once
     assert sorted(got) == sorted(json.loads(line)["id"] for line in probs.read_text().splitlines())
 
 
-def _node_workers(node) -> list[int]:
-    """Pids of this node's NodeWorker actor processes: a Ray worker carries its raylet's pid in its
-    environment (RAY_RAYLET_PID), wherever it sits in the process tree; the sandbox processes the
-    actor forks carry it too, so only the topmost of them is the actor."""
+def _raylet_pid(node) -> int:
     from ray._private import ray_constants
 
-    raylet = str(node.all_processes[ray_constants.PROCESS_TYPE_RAYLET][0].process.pid).encode()
-    mine: dict[int, int] = {}  # pid -> parent pid
+    return node.all_processes[ray_constants.PROCESS_TYPE_RAYLET][0].process.pid
+
+
+def _ray_processes() -> dict[int, dict]:
+    """Every process whose title is a Ray worker's (``ray::...``): its parent, title, and the
+    raylet it says it belongs to (RAY_RAYLET_PID; None where its environment cannot be read)."""
+    found: dict[int, dict] = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
         try:
-            if not Path(f"/proc/{d}/cmdline").read_bytes().startswith(b"ray::NodeWorker"):
+            title = Path(f"/proc/{d}/cmdline").read_bytes().split(b"\0")[0]
+            if not title.startswith(b"ray::"):
                 continue
-            if b"RAY_RAYLET_PID=" + raylet + b"\0" not in Path(f"/proc/{d}/environ").read_bytes() + b"\0":
-                continue
-            mine[int(d)] = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            ppid = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
-    return sorted(pid for pid, ppid in mine.items() if ppid not in mine)
+        try:
+            env = Path(f"/proc/{d}/environ").read_bytes().split(b"\0")
+            raylet = next((int(e.split(b"=", 1)[1]) for e in env if e.startswith(b"RAY_RAYLET_PID=")), None)
+        except (OSError, ValueError):
+            raylet = None
+        found[int(d)] = {"ppid": ppid, "title": title.decode(errors="replace"), "raylet": raylet}
+    return found
+
+
+def _actor_to_kill(raylets: list[int], procs: dict[int, dict]) -> int | None:
+    """The pid of one NodeWorker actor, the first raylet's if it has one: a Ray worker carries its
+    raylet's pid in its environment (RAY_RAYLET_PID), and is its raylet's child where the
+    environment cannot be read; the sandbox processes an actor forks carry its title too, so only
+    the topmost is the actor. Where none is placed under these raylets, any topmost actor."""
+    actors = {pid for pid, p in procs.items() if p["title"].startswith("ray::NodeWorker")}
+    actors = {pid for pid in actors if procs[pid]["ppid"] not in actors}
+    for raylet in raylets:
+        mine = [pid for pid in sorted(actors) if procs[pid]["raylet"] == raylet
+                or (procs[pid]["raylet"] is None and procs[pid]["ppid"] == raylet)]
+        if mine:
+            return mine[0]
+    return min(actors, default=None)
 
 
 def test_killing_a_worker_process_mid_batch_loses_nothing_and_repeats_nothing(cluster, env, tmp_path):
-    node = next(iter(cluster.worker_nodes))
+    raylets = [_raylet_pid(next(iter(cluster.worker_nodes))), _raylet_pid(cluster.head_node)]
     n = 24  # long enough that the kill lands mid-batch on a loaded machine too (12 once finished first)
     probs = problems(tmp_path, n)
     out = tmp_path / "ray.jsonl"
@@ -164,22 +186,22 @@ def test_killing_a_worker_process_mid_batch_loses_nothing_and_repeats_nothing(cl
         t0, first = time.monotonic(), {}  # when the first problem was written, when the node's actor was seen
         while True:  # the first problem written, with the node's actor alive: most of the batch is still to do
             written_before = len(out.read_text().splitlines()) if out.exists() else 0
-            workers = _node_workers(node)
+            seen = _ray_processes()
+            actor = _actor_to_kill(raylets, seen)
             now = round(time.monotonic() - t0, 2)
             if written_before:
                 first.setdefault("written", now)
-            if workers:
+            if actor:
                 first.setdefault("actor", now)
-            if written_before >= 1 and workers:
+            if written_before >= 1 and actor:
                 break
             if proc.poll() is not None:
                 stdout, stderr = proc.communicate()
-                pytest.fail(f"the batch ended before the kill (first seen, s: {first}; {written_before} written)\n"
-                            f"{stdout}\n{stderr[-3000:]}")
-            assert now < 240, ("the batch never got going", first)
+                pytest.fail(f"the batch ended before the kill (first seen, s: {first}; {written_before} written; "
+                            f"raylets {raylets}; Ray processes then: {seen})\n{stdout}\n{stderr[-3000:]}")
+            assert now < 240, ("the batch never got going", first, seen)
             time.sleep(0.05)
-        for pid in workers:
-            os.kill(pid, 9)  # the actor's worker process dies; its node lives on
+        os.kill(actor, 9)  # the actor's worker process dies; its node lives on
         stdout, stderr = proc.communicate(timeout=400)
     finally:
         if proc.poll() is None:
@@ -187,7 +209,7 @@ def test_killing_a_worker_process_mid_batch_loses_nothing_and_repeats_nothing(cl
             proc.communicate()
     assert written_before < n, "the kill should land mid-batch"
     assert proc.returncode == 0, stdout + stderr
-    assert "0 nodes lost" in stdout and "on 2 nodes" in stdout, stdout  # a new actor took over on that node
+    assert "0 nodes lost, 1 actors replaced" in stdout and "on 2 nodes" in stdout, stdout  # a new actor on its node
     got = suites(out)
     assert sorted(got) == sorted(json.loads(line)["id"] for line in probs.read_text().splitlines())
 
