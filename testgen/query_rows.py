@@ -15,8 +15,8 @@ values within every bound read (``fit_queries``). A row is drawn (``QueryRows.dr
 (every drawable tag at least once when the rows allow) and then each value within its format's
 bounds: numbers, header values by name (``1 <= i <= n``) and the format's other values
 (``l <= r``, ``a != b``). Stress inputs take the worst cases of query programs in turn (wide
-ranges, ordered or not, a run of inserts before the queries); mutations drop, add, swap or
-redraw rows (``QueryRows.mutate``).
+ranges, ordered or not, a run of inserts before the queries, every other time all of them on one
+side of the queries); mutations drop, add, swap or redraw rows (``QueryRows.mutate``).
 
 When unsure, narrow: a value the statement bounds on neither side takes the samples' range for
 its tag, and a format that needs that and that the samples never show is not drawn. A format
@@ -28,6 +28,7 @@ format of its block is read.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections import Counter
@@ -43,6 +44,7 @@ Ref = tuple[int, int]  # a header value: (section, column)
 MAX_TAGS = 8  # formats in one block; more literals than this are an example, not a format list
 MAX_NAMES = 6  # values after the tag
 TRIES = 20  # draws of one row before its bounds are called unsatisfiable
+HALVES = ("low", "high")  # a row's indexes in one half of their range (``_draw_row``)
 
 # a format literal: ``- a'' (LaTeX), "1 i x", “2 l r”, `? a b` (markdown), '+ x'
 _LITERAL = re.compile(r"``([^`'\n]{1,40}?)''|\"([^\"\n]{1,40}?)\"|“([^”\n]{1,40}?)”|`([^`\n]{1,40}?)`"
@@ -279,21 +281,31 @@ class QueryRows:
         """The header values a format's bounds name (they stay as seen when a sample is mutated)."""
         return {b.head for f in self.formats for c in f.columns for b in c.lower + c.upper if b.head is not None}
 
+    def builder(self, usable: list[Format]) -> Format:
+        """The format a phased stress input opens with: the one that puts into the set the rows
+        keep, else the first listed (pushes, inserts, updates come first in statements)."""
+        put = self.toggle.put if self.toggle is not None else None
+        return next((f for f in usable if f.tag == put), usable[0])
+
     def draw(self, head: list[list[Any]], n: int, kind: str, rng: random.Random, i: int = 0
              ) -> Optional[list[list[str]]]:
         """``n`` rows as tokens, or None when some drawable format's bounds leave no value. Stress
         inputs take turns (``i``): formats at random; *wide*, where 90 % of the rows (every other
         time all but one of each other format) are a format with a pair (``l <= r``, or
         ``1 <= u, v <= n`` either way round) spanning nearly its whole range, the worst case of a
-        program that walks each query's range; and *phased*, the first listed format for the
-        first half of the rows (pushes, inserts, updates), the others after it (every other time
-        all of them), the worst case of a program that scans what the first half built at every
-        later row, or tidies it only when asked. Two formats that put a
-        value into a set and take it out are then kept to their guarantees (``row_state.py``)."""
+        program that walks each query's range; and *phased*, the ``builder`` format for the first
+        half of the rows, the others after it, the worst case of a program that scans at every later
+        row what the first half built. Every other phased input keeps the builder among the later
+        rows (a program that tidies what was built only when asked pays at every ask); the others
+        put the first half's indexes in the lower half of their range and the later rows' in the
+        upper half, none of them taking out of a set what was put in (a program that scans what
+        was built until an item past the ask scans all of it). Two formats that put a value into a
+        set and take it out are then kept to their guarantees (``row_state.py``)."""
         usable = [f for f in self.formats if f.drawable]
         if not usable:
             return None
         wide = kind == "stress" and i % 2 == 1
+        apart, first, only = False, None, False
         tags = [rng.choice(usable) for _ in range(n)]
         walking = [f for f in usable if f.walks]
         if kind == "special" or (wide and walking):
@@ -304,19 +316,24 @@ class QueryRows:
             only = wide and walking and i % 4 == 3
             tags = [main if only or rng.random() < 0.9 else rng.choice(usable) for _ in range(n)]
         elif kind == "stress" and i % 4 == 0 and len(usable) > 1:
-            # every other time the first format goes on among the later rows: a program that
-            # tidies what the first half built only when asked (sorts again after an insert) pays
-            # at every ask
-            later = usable if i % 8 == 4 else usable[1:]
-            tags = [usable[0]] * (n // 2) + [rng.choice(later) for _ in range(n - n // 2)]
+            # phased: the builder goes on among the later rows, or the two halves lie apart
+            first = self.builder(usable)
+            later = usable if i % 8 == 4 else [f for f in usable if f is not first]
+            taken = self.toggle.take if self.toggle is not None else None
+            if i % 8 == 0 and any(f.tag != taken for f in later):  # apart: nothing built is taken out
+                later = [f for f in later if f.tag != taken]
+            tags = [first] * (n // 2) + [rng.choice(later) for _ in range(n - n // 2)]
+            apart = i % 8 == 0
         # the promised tags first, then every other one, each at a row of its own while rows last
         promised = [f for t in self.required for f in usable if f.tag == t]
         if len(promised) < len(self.required) or len(promised) > n:
             return None
         count = Counter(f.tag for f in tags)
         for f in [f for f in promised + [f for f in usable if f not in promised] if not count[f.tag]]:
-            # a row whose format is there again elsewhere (or, for a promised one, is not promised)
-            spare = [k for k in rng.sample(range(n), min(n, 64)) if count[tags[k].tag] > 1
+            # a row whose format is there again elsewhere (or, for a promised one, is not promised);
+            # a bare wide input's at its end, where it cuts no walk short
+            places = range(n - 1, max(-1, n - 65), -1) if only else rng.sample(range(n), min(n, 64))
+            spare = [k for k in places if count[tags[k].tag] > 1
                      or (f in promised and tags[k] not in promised)]
             if not spare:
                 if f in promised:
@@ -329,20 +346,24 @@ class QueryRows:
         shape = stress_step(i)[1] if kind == "stress" else ""
         how = "wide" if wide else shape if shape in ("equal-min", "equal-max") else \
             "ends" if kind in ("special", "corner") else "random"
+        if apart:
+            how = "low"
         rows: list[list[Any]] = []
         for f in tags:
-            row = _draw_row(f, value_of, rng, how)
+            row = _draw_row(f, value_of, rng, "high" if apart and f is not first else how)
             if row is None:
                 return None
             rows.append(row)
-        if shape in ("ascending", "descending") and not wide:
+        if shape in ("ascending", "descending") and not (wide or apart):
             _sort_columns(tags, rows, value_of, shape == "descending")
-        return self._kept([[f.tag] + [str(v) for v in row] for f, row in zip(tags, rows)], value_of, rng)
+        return self._kept([[f.tag] + [str(v) for v in row] for f, row in zip(tags, rows)], value_of, rng,
+                          low=apart)
 
-    def _kept(self, rows: list[list[str]], value_of: Callable[[Ref], int], rng: random.Random
+    def _kept(self, rows: list[list[str]], value_of: Callable[[Ref], int], rng: random.Random, low: bool = False
               ) -> Optional[list[list[str]]]:
         """``rows`` with the toggle's guarantees kept (``Toggle.keep``), or None when that cannot
-        be done or it loses a promised format."""
+        be done or it loses a promised format. ``low``: a value put in is taken from the lower half
+        of its range."""
         t = self.toggle
         if t is None:
             return rows
@@ -353,7 +374,8 @@ class QueryRows:
             return None if row is None else [tag] + [str(v) for v in row]
 
         column = by_tag[t.put].columns[t.column[t.put]]
-        kept = t.keep(rows, _range(column, value_of), draw, rng)
+        span = _range(column, value_of)
+        kept = t.keep(rows, (span[0], (span[0] + span[1]) // 2) if low else span, draw, rng)
         if kept is None or any(tag not in {r[0] for r in kept} for tag in self.required):
             return None
         return kept
@@ -391,21 +413,39 @@ def _header(head: list[list[Any]]) -> Callable[[Ref], int]:
     return lambda r: int(head[r[0]][r[1]])
 
 
-def _span(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] = None) -> tuple[float, float]:
-    """The numbers a value may take given the header (and, with ``row``, its earlier columns)."""
-    lows = [v + b.strict for b in c.lower if (v := _bound_value(b, value_of, row)) is not None]
-    highs = [v - b.strict for b in c.upper if (v := _bound_value(b, value_of, row)) is not None]
+def _span(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] = None,
+          columns: Optional[list[Column]] = None, depth: int = 0) -> tuple[float, float]:
+    """The numbers a value may take given the header (and, with ``row``, its earlier columns).
+    With the format's ``columns``, a bound by a column not drawn yet stands for that column's own
+    bound on the same side: in ``1 <= a <= b <= n`` the value ``a`` is drawn up to n, not only
+    up to the samples' largest ``a``."""
+    def value(b: Bound, upper: bool) -> Optional[float]:
+        v = _bound_value(b, value_of, row)
+        if v is None and columns is not None and b.column is not None and depth < len(columns):
+            v = _span(columns[b.column], value_of, row, columns, depth + 1)[1 if upper else 0]
+        return None if v is None or math.isinf(v) else v
+
+    lows = [v + b.strict for b in c.lower if (v := value(b, False)) is not None]
+    highs = [v - b.strict for b in c.upper if (v := value(b, True)) is not None]
     return max(lows, default=float("-inf")), min(highs, default=float("inf"))
 
 
-def _range(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] = None) -> tuple[int, int]:
+def _range(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] = None,
+           columns: Optional[list[Column]] = None) -> tuple[int, int]:
     """``_span`` as integers, a side no bound closes taken from the samples' values."""
-    lo, hi = _span(c, value_of, row)
+    lo, hi = _span(c, value_of, row, columns)
     if lo == float("-inf"):
         lo = min(c.seen) if c.seen else hi
     if hi == float("inf"):
         hi = max(c.seen) if c.seen else lo
     return int(lo), int(hi)
+
+
+def _sized(c: Column, columns: list[Column], depth: int = 0) -> bool:
+    """Is the value an index, bounded above by a header value, itself or through the column it
+    stays below (``l <= r <= n``)?"""
+    return any(b.head is not None or (b.column is not None and depth < len(columns)
+                                      and _sized(columns[b.column], columns, depth + 1)) for b in c.upper)
 
 
 def _bound_value(b: Bound, value_of: Callable[[Ref], int], row: Optional[list[Any]]) -> Optional[float]:
@@ -421,8 +461,9 @@ def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how
     """One row of format ``f``. ``how``: ``random``; ``ends`` (each value at an end of its range
     half of the time); ``wide`` (an ordered pair at the two ends of its range, an unordered one
     at its two ends either way round); ``equal-min`` / ``equal-max`` (every value at its least /
-    most). Where that breaks a bound between values (``a < b`` both at their least), the later
-    tries draw at random."""
+    most); ``low`` / ``high`` (each index, a value the header bounds, in the lower / upper half of
+    its range, the rest at random). Where that breaks a bound between values (``a < b`` both at
+    their least; ``a != b`` in a half of one value), the later tries draw at random."""
     pair = f.pair if how == "wide" else None
     for attempt in range(TRIES):
         row: list[Any] = []
@@ -431,11 +472,12 @@ def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how
             if c.words:
                 row.append(rng.choice(c.seen))
                 continue
-            lo, hi = _range(c, value_of, row)
+            lo, hi = _range(c, value_of, row, f.columns)
             if lo > hi:
                 break
             near = max(1, (hi - lo) // 50)
-            pick = how if attempt == 0 or how in ("wide", "ends") else "random"
+            pick = how if attempt == 0 or how in ("wide", "ends") or (how in HALVES and attempt < TRIES // 2) \
+                else "random"
             if pick == "wide" and any(b.column is not None and b.column > len(row) for b in c.upper):
                 row.append(rng.randint(lo, min(hi, lo + near)))  # the left end of a pair, near its least
             elif pick == "wide" and any(b.column is not None and b.column < len(row) for b in c.lower):
@@ -443,6 +485,9 @@ def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how
             elif pick == "wide" and pair is not None and k in pair:
                 low = (k == pair[0]) == low_first
                 row.append(rng.randint(lo, min(hi, lo + near)) if low else rng.randint(max(lo, hi - near), hi))
+            elif pick in HALVES and _sized(c, f.columns):
+                mid = (lo + hi) // 2
+                row.append(rng.randint(lo, mid) if pick == "low" else rng.randint(min(hi, mid + 1), hi))
             elif pick in ("equal-min", "equal-max"):
                 row.append(lo if pick == "equal-min" else hi)
             elif pick == "ends" and rng.random() < 0.5:

@@ -324,9 +324,10 @@ def test_which_format_puts_is_read_from_the_samples_and_unsure_is_not_read():
 def test_a_wide_stress_input_every_other_time_holds_nothing_but_its_ranges():
     """A program that walks each range up to the first marked place (a closed segment, an updated
     cell) is cut short by the updates between the asks: with 10 % of the rows updates, it stops
-    after some tens of steps. Every other wide input holds one row of each other format and asks
-    over nearly the whole range in every other row (gcpc2022/chaoticconstruction's quadratic walker
-    and bitset scan: missed before, rejected after)."""
+    after some tens of steps. Every other wide input holds one row of each other format, after its
+    last ask, and asks over nearly the whole range in every other row (gcpc2022/chaoticconstruction's
+    quadratic walker and bitset scan: missed before, rejected after; with the update among the asks
+    they were rejected only when it fell near the asks' left end)."""
     m = StdioModel.infer(POINT_SAMPLES, POINT_UPDATE)
     bare = False
     for text in m.draw("stress", random.Random(0), 8):
@@ -335,7 +336,8 @@ def test_a_wide_stress_input_every_other_time_holds_nothing_but_its_ranges():
         rows = [ln.split() for ln in lines[2:2 + q]]
         updates = [r for r in rows if r[0] == "1"]
         asks = [(int(r[1]), int(r[2])) for r in rows if r[0] == "2"]
-        if q > 1000 and len(updates) == 1 and sum(r - l + 1 for l, r in asks) >= 0.9 * n * len(asks):
+        if q > 1000 and len(updates) == 1 and rows[-1][0] == "1" \
+                and sum(r - l + 1 for l, r in asks) >= 0.9 * n * len(asks):
             bare = True
     assert bare
 
@@ -395,3 +397,39 @@ def test_every_other_phased_stress_input_keeps_inserting_among_the_asks():
         mixed |= len(rows) > 1000 and all(r.startswith("+ ") for r in half) and \
             0.2 * len(later) <= inserts_later <= 0.5 * len(later) and any(r.startswith("? ") for r in later)
     assert mixed
+
+
+def test_every_other_phased_stress_input_builds_on_one_side_of_the_asks():
+    """A program that scans what was built at each ask and stops once it has passed (or seen both
+    sides of) the asked range is fast when what was built lies all around the asks. Every other
+    phased input puts the first half's indexes in the lower half of their range and asks in the
+    upper half; with a set the rows keep, the half of puts is the format that puts, whichever is
+    listed first (gcpc2022/chaoticconstruction's closed-segment scans: missed before)."""
+    m = StdioModel.infer(PARKING_SAMPLES, PARKING)  # "- p" (takes) is listed before "+ p" (puts)
+    apart = False
+    for text in m.draw("stress", random.Random(0), 8):
+        assert parking_ok(text)
+        lines = text.rstrip("\n").split("\n")
+        n = int(lines[0].split()[0])
+        rows = [ln.split() for ln in lines[1:]]
+        half = rows[: len(rows) // 2]
+        parked = [int(r[1]) for r in half if r[0] == "+"]
+        later = rows[len(rows) // 2:]
+        asks = [r for r in later if r[0] == "?"]
+        mid = (1 + n) // 2  # the lower half of 1..n ends here
+        apart |= len(rows) > 1000 and len(parked) > 0.9 * len(half) and max(parked) <= mid \
+            and len(asks) > 0.9 * len(later) and min(int(v) for r in asks for v in r[1:]) > mid
+    assert apart
+
+
+def test_the_left_end_of_an_ordered_pair_ranges_up_to_the_size():
+    """In ``1 <= a <= b <= n`` the value ``a`` has no bound of its own above; it takes b's, so it is
+    drawn up to n. Before, it was drawn up to the samples' largest ``a`` (2 here): every asked
+    range began at 1 or 2, and a program wrong only for ranges that start later passed."""
+    m = StdioModel.infer(PARKING_SAMPLES, PARKING)
+    starts = []
+    for text in m.draw("regular", random.Random(1), 40):
+        assert parking_ok(text)
+        n = int(text.split()[0])
+        starts += [int(ln.split()[1]) / n for ln in text.split("\n")[1:] if ln.startswith("?")]
+    assert len(starts) > 40 and sum(s > 0.5 for s in starts) > 0.2 * len(starts)
