@@ -317,13 +317,12 @@ class QueryRows:
             tags = [main if only or rng.random() < 0.9 else rng.choice(usable) for _ in range(n)]
         elif kind == "stress" and i % 4 == 0 and len(usable) > 1:
             # phased: the builder goes on among the later rows, or the two halves lie apart
-            first = self.builder(usable)
+            first, apart = self.builder(usable), i % 8 == 0
             later = usable if i % 8 == 4 else [f for f in usable if f is not first]
             taken = self.toggle.take if self.toggle is not None else None
-            if i % 8 == 0 and any(f.tag != taken for f in later):  # apart: nothing built is taken out
+            if apart and any(f.tag != taken for f in later):  # nothing built is taken out
                 later = [f for f in later if f.tag != taken]
             tags = [first] * (n // 2) + [rng.choice(later) for _ in range(n - n // 2)]
-            apart = i % 8 == 0
         # the promised tags first, then every other one, each at a row of its own while rows last
         promised = [f for t in self.required for f in usable if f.tag == t]
         if len(promised) < len(self.required) or len(promised) > n:
@@ -375,7 +374,7 @@ class QueryRows:
 
         column = by_tag[t.put].columns[t.column[t.put]]
         span = _range(column, value_of)
-        kept = t.keep(rows, (span[0], (span[0] + span[1]) // 2) if low else span, draw, rng)
+        kept = t.keep(rows, _half(*span, "low") if low else span, draw, rng)
         if kept is None or any(tag not in {r[0] for r in kept} for tag in self.required):
             return None
         return kept
@@ -441,6 +440,13 @@ def _range(c: Column, value_of: Callable[[Ref], int], row: Optional[list[Any]] =
     return int(lo), int(hi)
 
 
+def _half(lo: int, hi: int, side: str) -> tuple[int, int]:
+    """The lower (``side`` "low") or upper half of ``lo..hi``; the upper one is ``hi`` alone when
+    the range holds one value."""
+    mid = (lo + hi) // 2
+    return (lo, mid) if side == "low" else (min(hi, mid + 1), hi)
+
+
 def _sized(c: Column, columns: list[Column], depth: int = 0) -> bool:
     """Is the value an index, bounded above by a header value, itself or through the column it
     stays below (``l <= r <= n``)?"""
@@ -486,8 +492,7 @@ def _draw_row(f: Format, value_of: Callable[[Ref], int], rng: random.Random, how
                 low = (k == pair[0]) == low_first
                 row.append(rng.randint(lo, min(hi, lo + near)) if low else rng.randint(max(lo, hi - near), hi))
             elif pick in HALVES and _sized(c, f.columns):
-                mid = (lo + hi) // 2
-                row.append(rng.randint(lo, mid) if pick == "low" else rng.randint(min(hi, mid + 1), hi))
+                row.append(rng.randint(*_half(lo, hi, pick)))
             elif pick in ("equal-min", "equal-max"):
                 row.append(lo if pick == "equal-min" else hi)
             elif pick == "ends" and rng.random() < 0.5:
