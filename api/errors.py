@@ -38,7 +38,7 @@ def _clean_errors(errors: Any) -> list[dict]:
     return out
 
 
-def busy(request: Request, exc: Exception, status_code: int = 503) -> JSONResponse:
+def busy(metrics: Any, exc: Exception, status_code: int = 503) -> JSONResponse:
     """Work that cannot be done within its client's time now: refused at admission
     (``Overloaded``) or not started before the deadline (``DeadlinePassed``). Retry-After says when."""
     if isinstance(exc, Overloaded):
@@ -47,15 +47,15 @@ def busy(request: Request, exc: Exception, status_code: int = 503) -> JSONRespon
                   "deadline_s": exc.deadline_s, "reason": exc.reason}
     else:
         reason, retry, detail = "deadline", int(getattr(exc, "retry_after_s", 1)), None
-    request.app.state.service.metrics.rejections.labels(reason).inc()
+    metrics.rejections.labels(reason).inc()
     return JSONResponse(_body("overloaded", str(exc), detail), status_code=status_code,
                         headers={"Retry-After": str(retry)})
 
 
-def still_running(request: Request, exc: Exception) -> JSONResponse:
+def still_running(metrics: Any, exc: Exception) -> JSONResponse:
     """504 for a ``/run_code`` request whose run goes on past its time (``api.rejoin``): the
     status verl retries; the retry gets the run's answer."""
-    request.app.state.service.metrics.run_code_still_running.inc()
+    metrics.run_code_still_running.inc()
     return JSONResponse(_body("still_running", str(exc)), status_code=504,
                         headers={"Retry-After": str(getattr(exc, "retry_after_s", 1))})
 
@@ -100,11 +100,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Overloaded)
     async def _overloaded(request: Request, exc: Overloaded) -> JSONResponse:
-        return busy(request, exc)
+        return busy(request.app.state.service.metrics, exc)
 
     @app.exception_handler(DeadlinePassed)
     async def _late(request: Request, exc: DeadlinePassed) -> JSONResponse:
-        return busy(request, exc)
+        return busy(request.app.state.service.metrics, exc)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

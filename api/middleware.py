@@ -193,11 +193,16 @@ class BodyLimitMiddleware:
             chunks.append(body)
             if not message.get("more_body", False):
                 break
-        replay = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+        await self.app(scope, replay(b"".join(chunks), receive), send)
 
-        async def replay_receive() -> Message:
-            if replay:
-                return replay.pop()
-            return await receive()
 
-        await self.app(scope, replay_receive, send)
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives the whole ``body`` in one message, then the client's own (a disconnect)."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def again() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return again

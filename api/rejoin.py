@@ -73,17 +73,19 @@ class SharedRuns:
             run.task.add_done_callback(lambda task, r=run: self._ended(r))
         run.waiting += 1
         try:
-            result = await asyncio.wait_for(asyncio.shield(run.task), timeout=max(0.0, within_s))
-        except asyncio.CancelledError:  # the client went away: the run stays for its retry
-            raise
-        except asyncio.TimeoutError:
+            # Waiting never cancels the run (a client that went away leaves it for its retry);
+            # asyncio.wait does that with one future, where wait_for(shield(...)) makes three.
+            await asyncio.wait((run.task,), timeout=max(0.0, within_s))
+        finally:
+            run.waiting -= 1
+        if not run.task.done():
             raise StillRunning("the run goes on past this request's time; send the same request again "
-                               "for its answer") from None
+                               "for its answer")
+        try:
+            result = run.task.result()
         except BaseException:
             self._forget(key, run)  # not judged: the next attempt starts afresh
             raise
-        finally:
-            run.waiting -= 1
         self._forget(key, run)
         return result, joined
 

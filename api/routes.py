@@ -12,16 +12,16 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from sandbox.languages import canonical_name
 from sandbox.models import RunRequest, RunResult, TestResult
 
-from . import fusion, openrlhf
+from . import openrlhf
 from .models import (
     ErrorBody, FusionRunRequest, FusionRunResponse, HealthResponse, OpenRLHFRequest, OpenRLHFResponse, RewardItem,
     RewardRequest, RewardResponse, RewardResult, RewardStats, Scoring,
 )
-from .admission import MARGIN_S, OPENRLHF_DEADLINE_S, RUN_CODE_SLACK_S, Overloaded, run_code_wall_s
-from .rejoin import RUN_CODE_ATTEMPTS, StillRunning
-from .reward import output_budget_mb, prepare, result_for, slim
-from .runner import whole_answer_due
-from .errors import InvalidInput, busy, still_running
+from .admission import OPENRLHF_DEADLINE_S
+from .errors import InvalidInput
+from .reward import prepare, result_for, slim
+from .run_code import answer as run_code_answer
+from .run_one import client_deadline, require_sandbox, run_one
 from .service import Service
 
 router = APIRouter()
@@ -38,47 +38,8 @@ _ERRORS = {
 }
 
 
-def _positive(value: object, default: float) -> float:
-    return float(value) if isinstance(value, (int, float)) and 0 < value < 1e6 else default
-
-
 def service_of(request: Request) -> Service:
     return request.app.state.service
-
-
-def _require_sandbox(svc: Service) -> None:
-    if svc.sandbox is None or svc.admission is None or svc.runner is None:
-        from sandbox import SandboxUnavailable
-
-        raise SandboxUnavailable(svc.startup_problem or "the sandbox is not running")
-
-
-async def _run_one(svc: Service, job: RunRequest, deadline_s: float, lasting_s: Optional[float] = None
-                   ) -> RunResult:
-    """Admit one job if it can finish within ``deadline_s`` (its client's time), then run it;
-    once started, it may go on for ``lasting_s`` (``whole_answer_due``)."""
-    _require_sandbox(svc)
-    if output_budget_mb(job) > svc.settings.max_output_mb:
-        raise InvalidInput(f"tests x limits.output_kb allow {output_budget_mb(job):.0f} MiB of output; this server "
-                           f"takes at most {svc.settings.max_output_mb} MiB per job: lower limits.output_kb")
-    deadline = whole_answer_due(deadline_s, job.limits.time_s, lasting_s)
-    with svc.admission.lease(1, deadline_s) as lease:  # type: ignore[union-attr]
-        return await svc.runner.run(job, lease, deadline=deadline)  # type: ignore[union-attr]
-
-
-def _api_key(request: Request) -> str:
-    """The caller's credential as sent (runs are shared only between requests that carry the same)."""
-    return request.headers.get("authorization") or request.headers.get("x-api-key") or ""
-
-
-def client_deadline(request: Request, default: float) -> float:
-    """The client's time for this request: ``X-Codetest-Deadline`` (seconds) if sent, else ``default``."""
-    raw = request.headers.get("x-codetest-deadline")
-    try:
-        value = float(raw) if raw is not None else default
-    except ValueError:
-        value = default
-    return value if 0 < value <= 3600 else default
 
 
 @router.post("/v1/run", response_model=RunResult, responses=_ERRORS, tags=["run"],
@@ -86,7 +47,7 @@ def client_deadline(request: Request, default: float) -> float:
 async def run(body: RunRequest, request: Request) -> Response:
     svc = service_of(request)
     job = body.model_copy(update={"language": canonical_name(body.language)})
-    result = await _run_one(svc, job, client_deadline(request, svc.settings.run_deadline_s))
+    result = await run_one(svc, job, client_deadline(request.headers, svc.settings.run_deadline_s))
     return encoded(result)
 
 
@@ -135,7 +96,7 @@ async def score_items(svc: Service, items: list[RewardItem], scoring: Scoring,
     started = time.perf_counter()
     if len(items) > svc.settings.max_reward_items:
         raise InvalidInput(f"{len(items)} items; this server takes at most {svc.settings.max_reward_items} per request")
-    _require_sandbox(svc)
+    require_sandbox(svc)
     deadline = min(deadline_s or svc.settings.reward_deadline_s, 3600.0)
     langs, budget = set(svc.languages), svc.settings.max_output_mb
     prepared = await asyncio.to_thread(lambda: [prepare(item, langs, budget) for item in items])
@@ -173,49 +134,10 @@ async def reward(body: RewardRequest, request: Request) -> RewardResponse:
              responses={**_ERRORS, 504: {"model": ErrorBody, "description": "the run cannot be done within verl's "
                                          "time now: the status verl retries (Retry-After says when)"}},
              summary="SandboxFusion-compatible: run code once on stdin")
-async def run_code(body: FusionRunRequest, request: Request, response: Response) -> FusionRunResponse:
-    from pydantic import ValidationError
-
-    from sandbox import BadRequest
-    from sandbox.errors import DeadlinePassed
-
-    arrived = time.monotonic()
-    svc = service_of(request)
-    # What SandboxFusion would take but this sandbox cannot run (a language without its toolchain,
-    # a bad file name) is a 200 with SandboxError and a message, as SandboxFusion answers it.
-    try:
-        job = fusion.to_run_request(body, svc.languages, svc.settings.run_code_default_memory_mb)
-        # TLE is judged on CPU time; the wall limit only catches sleepers. Waiting for a CPU does
-        # not count against it until verl's HTTP timeout (less a margin) would pass.
-        job.limits.wall_time_s = run_code_wall_s(job.limits.time_s, job.limits.compile_time_s)
-        deadline = _positive(body.compile_timeout, 10.0) + _positive(body.run_timeout, 10.0) + RUN_CODE_SLACK_S
-        deadline = client_deadline(request, deadline)
-        # A run still going when this request's time is nearly up goes on; the client gets 504 and
-        # its retry (the same request) joins the run: api/rejoin.py.
-        key = svc.shared_runs.request_key(body.model_dump_json().encode(), _api_key(request))
-        result, joined = await svc.shared_runs.answer(
-            key, lambda: _run_one(svc, job, deadline, lasting_s=deadline * RUN_CODE_ATTEMPTS),
-            deadline - MARGIN_S - (time.monotonic() - arrived))
-        if joined:
-            svc.metrics.run_code_rejoined.inc()
-    except StillRunning as e:
-        return still_running(request, e)
-    except (Overloaded, DeadlinePassed) as e:
-        # verl retries a 504 and nothing else: work that cannot be done in its time now is one.
-        return busy(request, e, status_code=504)
-    except ValidationError as e:
-        return fusion.sandbox_error(fusion.validation_message(e))
-    except BadRequest as e:
-        return fusion.sandbox_error(str(e) or type(e).__name__)
-    try:
-        own_time = fusion.judged_on_own_time(job.language)
-        resp = fusion.to_response(result, compiled=fusion.has_compile_step(job.language),
-                                  run_timeout=job.limits.time_s if own_time else None)
-    finally:
-        result.release_output()
-    timed_out = resp.run_result is not None and resp.run_result.status == "TimeLimitExceeded"
-    response.headers["X-Codetest-Verdict"] = "TLE" if timed_out else result.verdict.value
-    return resp
+async def run_code(body: FusionRunRequest, request: Request) -> Response:
+    # A JSON body this model accepts is answered before FastAPI routes it (api/run_code.py,
+    # RunCodeFastPath); the rest comes here, to the same answer.
+    return await run_code_answer(service_of(request), body, request.headers)
 
 
 @router.post("/get_reward", response_model=OpenRLHFResponse, responses=_ERRORS, tags=["compat"],
@@ -229,7 +151,7 @@ async def get_reward(body: OpenRLHFRequest, request: Request) -> OpenRLHFRespons
         raise InvalidInput("'query', 'prompts' and 'labels' must have the same length")
     built = [openrlhf.item_from(q, p, lab) for q, p, lab in zip(body.query, prompts, labels)]
     items = [b for b in built if isinstance(b, RewardItem)]
-    deadline = body.deadline_s or client_deadline(request, OPENRLHF_DEADLINE_S)
+    deadline = body.deadline_s or client_deadline(request.headers, OPENRLHF_DEADLINE_S)
     scored = (await score_items(svc, items, body.scoring, deadline)).results if items else []
     it = iter(scored)
     rewards: list[float] = []
