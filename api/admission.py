@@ -100,13 +100,17 @@ class Admission:
     def retry_after(self, excess_s: float = 0.0) -> int:
         return int(min(60, max(1, math.ceil(max(excess_s, self.wait_s())))))
 
-    def lease(self, units: int, deadline_s: Optional[float] = None, own_s: Optional[float] = None) -> "Lease":
+    def lease(self, units: int, deadline_s: Optional[float] = None, own_s: Optional[float] = None,
+              own_max_s: Optional[float] = None) -> "Lease":
         """Reserve ``units`` or raise Overloaded.
 
         ``deadline_s`` is the client's time for the whole request; ``own_s`` the request's own
         expected run once started (default: ``units`` executions at the recent average, spread
-        over the slots). Without a deadline only the capacity bounds admission. A request larger
-        than the whole capacity is admitted into an empty service, so it is never refused forever.
+        over the slots); ``own_max_s`` the longest that run can take on its own limits, which no
+        estimate exceeds: the average is other programs' (after a burst of sleepers it is their wall
+        limit), and a quick job whose limits fit its client's time is not refused for it. Without a
+        deadline only the capacity bounds admission. A request larger than the whole capacity is
+        admitted into an empty service, so it is never refused forever.
         """
         units = max(1, units)
         with self._lock:
@@ -116,6 +120,8 @@ class Admission:
             if deadline_s is not None and self._depth > 0:
                 wait = self.wait_s()
                 own = own_s if own_s is not None else math.ceil(units / self.slots) * self._avg_exec_s
+                if own_max_s is not None:
+                    own = min(own, own_max_s)
                 excess = wait + own - (deadline_s - MARGIN_S)
                 if excess > 0:
                     self.refused += 1

@@ -8,6 +8,7 @@ from typing import Mapping, Optional
 from sandbox.models import RunRequest, RunResult
 
 from .errors import InvalidInput
+from .fusion import has_compile_step
 from .reward import output_budget_mb
 from .runner import whole_answer_due
 from .service import Service
@@ -28,8 +29,15 @@ async def run_one(svc: Service, job: RunRequest, deadline_s: float, lasting_s: O
         raise InvalidInput(f"tests x limits.output_kb allow {output_budget_mb(job):.0f} MiB of output; this server "
                            f"takes at most {svc.settings.max_output_mb} MiB per job: lower limits.output_kb")
     deadline = whole_answer_due(deadline_s, job.limits.time_s, lasting_s)
-    with svc.admission.lease(1, deadline_s) as lease:  # type: ignore[union-attr]
+    with svc.admission.lease(1, deadline_s, own_max_s=longest_own_run_s(job)) as lease:  # type: ignore[union-attr]
         return await svc.runner.run(job, lease, deadline=deadline)  # type: ignore[union-attr]
+
+
+def longest_own_run_s(job: RunRequest) -> float:
+    """How long the job can run once started, on its own limits: its compile step's wall limit
+    (where the language has one) and each test's wall limit, one after another."""
+    compile_s = 1.5 * job.limits.compile_time_s + 1 if has_compile_step(job.language) else 0.0
+    return compile_s + max(1, len(job.tests)) * job.limits.wall_s
 
 
 def api_key_of(headers: Mapping[str, str]) -> str:

@@ -98,6 +98,7 @@ class Timed:
         self._real = real
         self.latencies: list[float] = []
         self.statuses: dict[int, int] = {}
+        self.refusals: list[str] = []  # the first few answers other than 200, as sent
         self._lock = threading.Lock()
 
     def __getattr__(self, name: str) -> Any:
@@ -109,6 +110,8 @@ class Timed:
         with self._lock:
             self.latencies.append(time.perf_counter() - t0)
             self.statuses[r.status_code] = self.statuses.get(r.status_code, 0) + 1
+            if r.status_code != 200 and len(self.refusals) < 3:
+                self.refusals.append(r.text[:400])
         return r
 
 
@@ -140,7 +143,7 @@ def run_verl(url: str, items: list[Case], concurrency: int) -> dict[str, Any]:
     finally:
         utils.requests = timed._real
     return {"requests": len(timed.latencies), "latencies": timed.latencies, "wrong": wrong, "api_errors": api_errors,
-            "http_status": timed.statuses}
+            "http_status": timed.statuses, "refusals": timed.refusals}
 
 
 def run_openrlhf(url: str, items: list[Case], concurrency: int) -> dict[str, Any]:
@@ -181,7 +184,25 @@ def run_openrlhf(url: str, items: list[Case], concurrency: int) -> dict[str, Any
     return {"requests": len(latencies), "latencies": latencies, "wrong": wrong, "api_errors": failed, "http_status": {}}
 
 
+def refusals(url: str) -> dict[str, float]:
+    """The service's counts of answers that ran nothing to the end for their request: refusals by
+    reason (``codetest_rejections``), 504s whose run went on, and requests that joined a run."""
+    import re
+
+    text = __import__("httpx").get(url + "/metrics", timeout=30).text
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        m = re.match(r'codetest_rejections_total\{reason="([^"]+)"\} (\S+)', line)
+        if m:
+            out[m.group(1)] = float(m.group(2))
+        for name in ("still_running", "rejoined"):
+            if line.startswith(f"codetest_run_code_{name}_total "):
+                out[name] = float(line.split()[-1])
+    return out
+
+
 def measure(name: str, server: Server, items: list[Case]) -> dict[str, Any]:
+    counted = refusals(server.url)
     before = cpu.snapshot(server.pid)
     t0 = time.perf_counter()
     if name.startswith("verl"):
@@ -194,12 +215,15 @@ def measure(name: str, server: Server, items: list[Case]) -> dict[str, Any]:
     used = cpu.delta(before, cpu.snapshot(server.pid))
     service_cpu = used.get("service", 0.0) + used.get("jail", 0.0) + used.get("other", 0.0)
     lat = res["latencies"]
+    after = refusals(server.url)
+    refused = {k: int(v - counted.get(k, 0.0)) for k, v in sorted(after.items()) if v - counted.get(k, 0.0) > 0}
     return {
         "run": name, "completions": len(items), "executions": executions, "requests": res["requests"],
         "wrong": len(res["wrong"]), "wrong_examples": res["wrong"][:5], "api_errors": res["api_errors"],
         "http_status": res["http_status"], "wall_s": round(wall, 2), "exec_per_s": round(executions / wall, 1),
         "p50_s": round(pct(lat, 0.5), 3), "p99_s": round(pct(lat, 0.99), 3), "max_s": round(max(lat), 3) if lat else None,
         "service_cpu_ms_per_exec": round(1000 * service_cpu / max(1, executions), 2),
+        "refused": refused, "refusal_examples": res.get("refusals", []),
     }
 
 
@@ -234,9 +258,12 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"{r['run']:<12} wrong {r['wrong']:>3}  api errors {r['api_errors']:>3}  "
                   f"{r['exec_per_s']:>7} exec/s  p50 {r['p50_s']:.3f}s  p99 {r['p99_s']:.3f}s  "
                   f"max {r['max_s']}s  wall {r['wall_s']}s  service CPU {r['service_cpu_ms_per_exec']} ms/exec  "
-                  f"HTTP {r['http_status']}")
+                  f"HTTP {r['http_status']}  service: {r['refused'] or 'nothing refused'}")
             for w in r["wrong_examples"]:
                 print("   ", w)
+            if r["wrong"] or r["api_errors"]:
+                for w in r["refusal_examples"]:
+                    print("    answered:", w)
     finally:
         server.stop()
         failed = len(results) < len(runs) or any(r["wrong"] or r["api_errors"] for r in results)

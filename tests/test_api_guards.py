@@ -90,6 +90,52 @@ def test_admission_is_by_the_clients_deadline_not_by_count(sandbox):
         assert all(r.json()["verdict"] == "AC" for r in patient)
 
 
+def test_a_job_is_never_refused_for_taking_longer_than_its_own_limits_allow():
+    """The estimate of a job's own run is the recent average slot time of other programs. After
+    sleepers it is their wall limit, longer than a quick job's client allows: verl at 256 in flight,
+    right after a round with never-finishing completions, had every request refused this way
+    (depth 1, wait 0 s, "could not finish within its 14s deadline") and scored correct programs 0.
+    No estimate may exceed what the job's own limits let it take."""
+    from api.admission import Admission, Overloaded
+
+    adm = Admission(capacity=100, slots=4)
+    for _ in range(20):
+        adm.observe(12.5)  # the sleepers of the last round, each at its wall limit
+    held = adm.lease(1)
+    with pytest.raises(Overloaded):
+        adm.lease(1, deadline_s=14.0)  # the estimate alone: 12.5 s of own run against 12 s left
+    adm.lease(1, deadline_s=14.0, own_max_s=5.0).close()  # its wall limit is 5 s: it can finish
+    with pytest.raises(Overloaded):
+        adm.lease(1, deadline_s=6.0, own_max_s=5.0)  # one whose limits do not fit is still refused
+    held.close()
+
+
+def test_after_sleepers_a_quick_request_with_room_for_its_limits_is_taken():
+    sb = Sandbox(SandboxConfig(slots=2))
+    try:
+        with serve_in_thread(create_app(sb)) as url:
+            sleeper = {"language": "python", "code": SLEEP.format(s=2.5), "limits": {"wall_time_s": 10}}
+
+            async def go() -> httpx.Response:
+                async with httpx.AsyncClient(base_url=url, timeout=60) as c:
+                    for _ in range(3):  # teach the estimate that an execution holds its slot 2.5 s
+                        pair = await asyncio.gather(c.post("/v1/run", json=sleeper), c.post("/v1/run", json=sleeper))
+                        assert [r.status_code for r in pair] == [200, 200]
+                    assert (await c.get("/healthz")).json()["admission"]["avg_execution_s"] > 1.5
+                    busy = asyncio.ensure_future(c.post("/v1/run", json=sleeper))  # one slot taken, one free
+                    await asyncio.sleep(0.5)
+                    quick = {"language": "python", "code": "print(int(input()) + 1)", "limits": {"time_s": 0.25,
+                             "wall_time_s": 0.5}, "tests": [{"stdin": "1\n", "expected_stdout": "2\n"}]}
+                    r = await c.post("/v1/run", json=quick, headers={"X-Codetest-Deadline": "3"})
+                    assert (await busy).status_code == 200
+                    return r
+
+            r = asyncio.run(go())
+            assert r.status_code == 200 and r.json()["verdict"] == "AC", r.text
+    finally:
+        sb.close()
+
+
 def test_oversized_bodies_get_413(sandbox):
     app = create_app(sandbox, max_body_bytes=20_000)
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:

@@ -72,6 +72,12 @@ def test_codetest_serve_backend_docker(docker_client):
         assert h["docker"]["runtime"] == want and h["layers"]["gvisor"]["active"] == (want == "runsc")
         res = post(url + "/v1/run", RUN)
         assert res["verdict"] == "WA" and [t["verdict"] for t in res["tests"]] == ["AC", "WA"], res
+        # verl's request shape, answered by the /run_code fast path on this backend too
+        fusion = post(url + "/run_code", {"code": "print(int(input()) * 2)", "language": "python", "stdin": "21\n",
+                                          "run_timeout": 10, "compile_timeout": 10, "files": {}, "fetch_files": []})
+        assert fusion["status"] == "Success" and fusion["run_result"]["stdout"] == "42\n", fusion
+        failed = post(url + "/run_code", {"code": "raise SystemExit(3)", "language": "python"})
+        assert failed["status"] == "Failed" and failed["run_result"]["return_code"] == 3, failed
         owner_pid = proc.pid
     finally:
         proc.send_signal(signal.SIGTERM)
