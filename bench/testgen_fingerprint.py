@@ -1,11 +1,12 @@
-"""Does a change to test synthesis's stdin model change what it draws? A fingerprint per problem.
+"""Does a change to test synthesis's input models change what they draw? A fingerprint per problem.
 
     python bench/testgen_fingerprint.py --out before.json                  # in the tree before
     python bench/testgen_fingerprint.py --out after.json --against before.json   # in the tree after
 
-For every stdin problem of the data sets (``--datasets``, from ``--data-dir``): the input model
-inferred from the samples and the statement (``pipeline._describe_model`` and the model's own
-``repr``), then every candidate of every stdin family at the default budget (``generators.generate``,
+For every problem of the data sets (``--datasets``, from ``--data-dir``; ``--files``: problem
+files besides them): the input model inferred from the samples (a function problem's: its seeds'
+arguments) and the statement (``pipeline._describe_model`` and the model's own
+``repr``), then every candidate of every family at the default budget (``generators.generate``,
 seed 0) and the mutation, special and stress families again with seed 7, hashed together (SHA-256,
 16 hex digits). A refactor that moves code without changing behaviour leaves every fingerprint as
 it was; ``--against`` lists the problems whose fingerprint differs and exits 1 when any does.
@@ -25,6 +26,7 @@ if __package__ in (None, ""):  # run as a script: the checkout it is in (or the 
     sys.path.insert(0, os.getcwd())
 
 from testgen.generators import Budget, generate  # noqa: E402
+from testgen.inputs import FunctionModel  # noqa: E402
 from testgen.pipeline import _describe_model  # noqa: E402
 from testgen.problem import load_problem  # noqa: E402
 from testgen.smodel import StdioModel  # noqa: E402
@@ -36,34 +38,42 @@ DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 def fingerprint(rec: dict) -> str | None:
     """The problem's fingerprint, or None for a function-call or unsupported problem."""
     p = load_problem(rec, "cpp20")
-    if p.is_function or p.unsupported:
+    if p.unsupported:
         return None
     h = hashlib.sha256()
     try:
-        m = StdioModel.infer([s["stdin"] for s in p.seeds], p.statement)
+        if p.is_function:
+            m = FunctionModel.infer([s["args"] for s in p.seeds], p.statement, p.entry_point or "",
+                                    p.gold[0].code if p.gold else "")
+        else:
+            m = StdioModel.infer([s["stdin"] for s in p.seeds], p.statement)
     except ValueError as e:  # no model: the reason is what is compared
         h.update(f"ValueError {e}".encode())
         return h.hexdigest()[:16]
     h.update(json.dumps(_describe_model(m), sort_keys=True, default=str).encode())
-    h.update(repr(m).encode())
+    if not p.is_function:  # a function model's repr names every field of its specs: what it draws is compared
+        h.update(repr(m).encode())
     for seed, families in ((0, None), (7, ["mutation", "special", "stress"])):
         for c in generate(p.io, m, p.seeds, seed, p.id, Budget(), families):
-            h.update(f"{c.family}\0{c.stdin or ''}\0{c.note or ''}\0".encode())
+            drawn = c.stdin or "" if not p.is_function else json.dumps(c.args, default=repr)
+            h.update(f"{c.family}\0{drawn}\0{c.note or ''}\0".encode())
     return h.hexdigest()[:16]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data-dir", default=DATA)
-    ap.add_argument("--datasets", default="stdio-contest,stdio-bapc,stdio-toy")
+    ap.add_argument("--datasets", default="stdio-contest,stdio-bapc,stdio-toy",
+                    help="data sets under --data-dir (humaneval's are function problems)")
+    ap.add_argument("--files", default="", help="problem files (JSONL) besides them, comma-separated")
     ap.add_argument("--out", help="write {problem id: fingerprint} here as JSON")
     ap.add_argument("--against", help="a JSON written by an earlier run: list the problems that differ")
     a = ap.parse_args()
     prints: dict[str, str] = {}
-    for ds in a.datasets.split(","):
-        path = os.path.join(a.data_dir, ds, "problems.jsonl")
+    paths = [os.path.join(a.data_dir, ds, "problems.jsonl") for ds in a.datasets.split(",") if ds]
+    for path in paths + [f for f in a.files.split(",") if f]:
         if not os.path.isfile(path):
-            print(f"no data set at {path}", file=sys.stderr)
+            print(f"no problem file at {path}", file=sys.stderr)
             return 2
         with open(path) as f:
             for line in f:
@@ -75,7 +85,7 @@ def main() -> int:
     if a.out:
         with open(a.out, "w") as f:
             json.dump(prints, f, indent=1, sort_keys=True)
-    print(f"{len(prints)} stdin problems fingerprinted")
+    print(f"{len(prints)} problems fingerprinted")
     if a.against:
         with open(a.against) as f:
             before = json.load(f)

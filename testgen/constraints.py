@@ -212,9 +212,18 @@ _LISTED_CHARS = re.compile(
     r"((?:[^\s,]\s*,\s*)*[^\s,]\s*,?\s*(?:and|or)\s+[^\s,])(?![^\s,.;:)])", re.I)
 
 
+# characters quoted one by one: "each of them is '.', '#', 'S' or 'T'", "every cell is either '.' or '#'"
+_QUOTED_CHARS = re.compile(r"\b(?:characters?|symbols?|letters?|each of them|cells?)\b[^.;]{0,40}?\b(?:is|are|be|from|of)"
+                           r"\s+(?:either\s+|one of\s+|only\s+)?((?:'[^'\s]'\s*,\s*)*'[^'\s]'\s*,?\s*(?:or|and)\s+'[^'\s]')",
+                           re.I)
+
+
 def alphabet_hint(text: str) -> Optional[str]:
-    """'consisting of characters L and R' / 'only letters a-z' / 'lowercase letters' / 'uppercase'
-    / 'digits' → an alphabet."""
+    """'consisting of characters L and R' / 'each of them is '.', '#' or 'S'' / 'only letters a-z' /
+    'lowercase letters' / 'uppercase' / 'digits' → an alphabet."""
+    quoted = _QUOTED_CHARS.search(normalize(text))
+    if quoted:
+        return "".join(sorted(set(re.findall(r"'([^'\s])'", quoted.group(1)))))
     listed = _LISTED_CHARS.search(normalize(text))
     if listed:  # the characters named one by one: exactly those
         return "".join(sorted(set(re.findall(r"(?<![^\s,])[^\s,](?![^\s,])", listed.group(1)))))
@@ -224,6 +233,16 @@ def alphabet_hint(text: str) -> Optional[str]:
     if re.search(r"\bA\s*-\s*Z\b", normalize(text)) or "upper-case" in t or "uppercase" in t:
         return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     return None
+
+
+_ONCE = re.compile(r"'([^'\s])'\s+(?:appears|occurs|is present|is found)\b[^.;']{0,30}?\bexactly once\b"
+                   r"|\bexactly one\s+(?:character\s+|cell\s+|symbol\s+)?'([^'\s])'", re.I)
+
+
+def once_chars(text: str) -> str:
+    """The characters a statement says appear exactly once ("the character 'S' appears in the grid
+    exactly once", "exactly one 'T'")."""
+    return "".join(dict.fromkeys(a or b for a, b in _ONCE.findall(normalize(text))))
 
 
 def says_no_input(text: str) -> bool:

@@ -23,6 +23,9 @@ class Bound:
     length_lo: Optional[float] = None
     length_hi: Optional[float] = None
     positive: bool = False  # said in words: for floats that means > 0, not >= 1
+    # the statement states an upper end in words the reader cannot evaluate ("day from 1 to the
+    # number of days in that month"): the value stays within what the seeds show
+    hi_unread: bool = False
 
     def merge(self, other: "Bound") -> "Bound":
         def mx(a: Optional[float], b: Optional[float]) -> Optional[float]:
@@ -32,7 +35,8 @@ class Bound:
             return b if a is None else a if b is None else min(a, b)
 
         return Bound(mx(self.lo, other.lo), mn(self.hi, other.hi), mx(self.length_lo, other.length_lo),
-                     mn(self.length_hi, other.length_hi), self.positive or other.positive)
+                     mn(self.length_hi, other.length_hi), self.positive or other.positive,
+                     self.hi_unread or other.hi_unread)
 
 
 def arg_names(statement: str, entry_point: str) -> list[str]:
@@ -82,6 +86,30 @@ def _inclusive(lo_text: str, lo_op: str, hi_op: str, hi_text: str) -> tuple[Opti
     return (lo if lo_op == "≤" or lo is None else lo + 1), (hi if hi_op == "≤" or hi is None else hi - 1)
 
 
+# a range in words right after the name (or its plural): "an integer score between 0 and 100
+# inclusive", "the scores are integers between 0 and 100", "month from 1 to 12", "day from 1 to
+# the number of days in that month" (an upper end not a number)
+_PROSE_RANGE = (r"\b{n}s?\b(?:\s+(?:is|are|will be|must be|lies|lie))?(?:\s+(?:an?|the|always))?"
+                r"(?:\s+(?:integer|number|value|whole number)s?)?\s+(between|from)\s+({num})\s+(and|to)\s+"
+                r"(?:({num})(?![\w.]*\w)|(?!{num}))(\s*\(?\s*(?:inclusive|exclusive))?")
+
+
+def _prose_range(t: str, n: str) -> Optional[Bound]:
+    """``n``'s range where a sentence gives it in words right after the name (``_PROSE_RANGE``);
+    "between" is inclusive unless the sentence says "exclusive"."""
+    m = re.search(_PROSE_RANGE.format(n=re.escape(n), num=_NUM), t, re.I)
+    if not m:
+        return None
+    lo = parse_number(m.group(2))
+    exclusive = bool(m.group(5)) and "exclusive" in m.group(5).lower()
+    if m.group(4) is None:
+        return Bound(lo=lo, hi_unread=True)
+    hi = parse_number(m.group(4))
+    if exclusive and lo is not None and hi is not None:
+        return Bound(lo=lo + 1, hi=hi - 1)
+    return Bound(lo=lo, hi=hi)
+
+
 _LEN = r"(?:len\(\s*{n}\s*\)|{n}\.length|length of (?:the )?(?:{n}|array|list|string))"
 
 
@@ -110,6 +138,9 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
             if m:
                 lo, hi = _inclusive(*m.group(1, 2, 3, 4))
                 out[n] = out[n].merge(Bound(lo=lo, hi=hi))
+            prose = _prose_range(t, n)
+            if prose is not None:
+                out[n] = out[n].merge(prose)
             # an upper bound in a chain whose term before is a name: "starti < endi <= 5 * 10^4"
             m = re.search(rf"[A-Za-z_\]]\s*(?:≤|<)\s*{re.escape(n)}(?:\[\s*\w+\s*\])*\s*(≤|<)\s*({_NUM})", t)
             if m and parse_number(m.group(2)) is not None:
@@ -165,3 +196,41 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
                 if vals == list(range(vals[0], vals[-1] + 1)):
                     out[n] = out[n].merge(Bound(lo=vals[0], hi=vals[-1]))
     return out
+
+
+_QUOTED = r"(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\")"
+# the name, a few words, then quoted values joined by "or": "a string gender that is 'M' or 'F'",
+# "each op is one of 'push', 'pop' or 'top'"
+_CHOICES = rf"\bNAME\b(?:\s+[\w-]+){{0,5}}?\s+({_QUOTED}(?:\s*,\s*{_QUOTED})*\s*,?\s+or\s+{_QUOTED})"
+
+
+def arg_choices(statement: str, names: list[str]) -> dict[str, list[str]]:
+    """The quoted values a sentence says a name takes ("gender that is 'M' or 'F'"): a category
+    the statement lists. The input model draws only these where every seed is one of them."""
+    out: dict[str, list[str]] = {}
+    for sent in _sentences(statement):
+        for n in names:
+            m = re.search(_CHOICES.replace("NAME", re.escape(n)), sent)
+            if m and n not in out:
+                out[n] = list(dict.fromkeys(q[1:-1] for q in re.findall(_QUOTED, m.group(1))))
+    return out
+
+
+_THRESHOLD = re.compile(rf"(?:\bat\s+least|\bat\s+most|\bbelow|\babove|\bless\s+than|\bgreater\s+than|\bmore\s+than"
+                        rf"|\bfewer\s+than|\bunder|\bover|\bexceeds?|\bequal\s+to|\bexactly|≥|≤|<|>)\s*({_NUM})"
+                        rf"(\s+(?:characters?|letters?|chars?|symbols?)\b|\s+long\b)?")
+
+
+def stated_thresholds(statement: str) -> tuple[list[int], list[int]]:
+    """The whole numbers a statement compares with, outside its examples: "'A' if score is at least
+    90", "below 60" (values), "at least 8 characters long" (lengths). An answer changes at each,
+    so a value or a length on both sides of it and on it is a boundary the seeds may not show."""
+    values: set[int] = set()
+    lengths: set[int] = set()
+    for sent in _sentences(statement):
+        for m in _THRESHOLD.finditer(normalize(sent).replace("**", "^")):
+            v = parse_number(m.group(1))
+            if v is None or v != int(v) or abs(v) > 10**18:
+                continue
+            (lengths if m.group(2) else values).add(int(v))
+    return sorted(values), sorted(lengths)

@@ -37,7 +37,7 @@ from typing import Optional
 
 from .brackets import balanced_pairs
 from .cases import Cases, fit_cases, infer_cases
-from .constraints import alphabet_hint, extract, input_lines, says_no_input
+from .constraints import InputLine, alphabet_hint, extract, input_lines, once_chars, says_no_input
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .input_caps import MAX_WORD_LEN
 from .lines import says_no_three_collinear
@@ -123,12 +123,14 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
             fit_cases(m, ranges, alpha, statement)
             return m
         if m.shape == "counted":
+            m.count_at = stated_count_at(m, toks, input_lines(statement))
             m.structure = detect([t[0] for t in toks], [t[1:] for t in toks], tuple(sl.kind for sl in m.row),
                                  statement, m.count_at)
         m._name_slots(input_lines(statement))
         m._fit(ranges, alpha)
         if m.structure.width_of is not None:
             m.structure.max_cells = m._grid_cells(statement)
+            m.structure.once = grid_once(toks, m.row[0].alphabet, once_chars(statement))
         if m.shape in ("counted", "repeat") and not m.structure.labels and m.structure.width_of is None:
             m.ordered = ordered_columns(m, statement)
         for sl in m._all_slots():
@@ -207,6 +209,28 @@ def try_counted(toks: list[list[list[str]]]) -> Optional[StdioModel]:
                 m.row = slots_from_rows(rows) if rows else [Slot(kind="int", obs=[0])]
                 return m
     return None
+
+
+def grid_once(toks: list[list[list[str]]], alphabet: str, once: str) -> str:
+    """The cells said to appear exactly once that do so in every sample's grid and are not all its
+    alphabet (else unsure: none)."""
+    kept = "".join(c for c in once if all(sum(r[0].count(c) for r in t[1:] if r) == 1 for t in toks))
+    return kept if set(alphabet) - set(kept) else ""
+
+
+def stated_count_at(m: StdioModel, toks: list[list[list[str]]], desc: list[InputLine]) -> Optional[int]:
+    """The header value that counts the rows: the one the statement names ("Each of the next m
+    lines") where the samples cannot tell (every sample's n equals its m), else the first that fits.
+    Counting the rows by n where m counts them drew "18 182532" with 18 rows."""
+    k, off = m.count_at, m.count_offset
+    head = desc[0] if desc and not desc[0].rows and not desc[0].listed else None
+    block = next((d for d in desc if d.rows), None)
+    if k is None or head is None or block is None or not block.count or len(head.names) != len(toks[0][0]) \
+            or block.count not in head.names:
+        return k
+    j = head.names.index(block.count)
+    fits = all(token_kind(t[0][j]) == "int" and int(t[0][j]) + off == len(t) - 1 for t in toks)
+    return j if fits else k
 
 
 def try_list(toks: list[list[list[str]]]) -> Optional[StdioModel]:

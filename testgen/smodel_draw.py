@@ -16,7 +16,7 @@ from .sections import draw_sections, mutate_sections
 from .shapes import (CROWDED_SPAN, crowded, draw_count, grid_rows, grid_size, grid_step, row_order, stress_step,
                      rows_within, stress_value)
 from .slot import Slot
-from .structures import edge_shape, graph_edges, stress_graph_nodes, tree_edges
+from .structures import edge_shape, graph_edges, place_once, stress_graph_nodes, tree_edges
 
 
 class Drawing:
@@ -266,6 +266,13 @@ class Drawing:
             else:
                 for r in rows:
                     r[0] = fill * width if special else "".join(rng.choice(cell.alphabet) for _ in range(width))
+            if st.once:  # a start and a target: each at one cell, nowhere else
+                grid = place_once([r[0] for r in rows], st.once,
+                                  "".join(c for c in cell.alphabet if c not in st.once), rng)
+                if grid is None:
+                    return None
+                for r, text in zip(rows, grid):
+                    r[0] = text
         if st.graph and node_col is not None:
             nodes = int(head[node_col])
             shape = edge_shape(kind, i, rng, st.graph, stress_step(i)[1])

@@ -44,6 +44,9 @@ class Structure:
     loops: bool = False  # some sample has an edge from a node to itself (else none is generated)
     width_of: Optional[int] = None  # grid: header column holding each row's length
     max_cells: Optional[int] = None  # grid: the statement's bound on rows x width ("h * w <= 10^5")
+    # grid: cells the statement says appear exactly once ("'S' appears ... exactly once"); out of the
+    # repr, as what it changes is what is drawn (bench/testgen_fingerprint.py hashes both)
+    once: str = field(default="", repr=False)
 
     @property
     def node_col(self) -> Optional[int]:
@@ -225,3 +228,19 @@ def graph_edges(n: int, m: int, st: Structure, rng: random.Random, shape: str = 
         return None
     rng.shuffle(edges)
     return edges[:m]
+
+
+def place_once(rows: list[str], once: str, others: str, rng: random.Random) -> Optional[list[str]]:
+    """A grid where each character of ``once`` appears exactly once, at its own random cell, the
+    other cells drawn from ``others`` where they held one: a start and a target, "exactly once"
+    each. None where the grid has fewer cells than ``once`` has characters, or nothing else to draw."""
+    cells = [list(r) for r in rows]
+    spots = [(i, j) for i, r in enumerate(cells) for j in range(len(r))]
+    if len(spots) < len(once) or not others:
+        return None
+    for i, j in spots:
+        if cells[i][j] in once:
+            cells[i][j] = rng.choice(others)
+    for c, (i, j) in zip(once, rng.sample(spots, len(once))):
+        cells[i][j] = c
+    return ["".join(r) for r in cells]

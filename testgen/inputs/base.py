@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from random import Random
 import re
+import string
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,9 @@ class Hints:
     # "prime", "divisor", "factors", "divisible", "gcd": a number's divisors decide the answer, so a large
     # prime is its worst case (trial division up to n instead of its square root)
     divisibility: bool = False
+    # characters the statement allows that examples seldom show: "printable ASCII characters",
+    # "(spaces and punctuation allowed)", "may contain spaces"
+    stated_chars: str = ""
 
     @classmethod
     def from_text(cls, text: str) -> "Hints":
@@ -101,4 +105,22 @@ class Hints:
                                        r"(the )?case|capital", t)),
             divisibility=bool(re.search(r"\bprimes?\b|\bdivisors?\b|\bdivisible\b|\bdivides\b|\bfactors?\b|factori[sz]"
                                         r"|\bgcd\b|co-?prime", t)),
+            stated_chars=stated_chars(t),
         )
+
+
+_ALLOWED = r"(?:allowed|permitted|included|(?:may|can|might)\s+(?:also\s+)?(?:contain|include|appear|occur|have|be))"
+
+
+def stated_chars(t: str) -> str:
+    """The characters a (lower-cased) statement says its text may hold beyond what examples show."""
+    if re.search(r"\bprintable\b", t):
+        return string.ascii_letters + string.digits + string.punctuation + " "
+    out = ""
+    for clause in re.split(r"[.;\n]", t):
+        allowed = re.search(_ALLOWED, clause)
+        if allowed and re.search(r"\bpunctuation\b", clause):
+            out += string.punctuation
+        if allowed and re.search(r"\bspaces?\b", clause):
+            out += " "
+    return out

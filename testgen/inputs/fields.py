@@ -25,12 +25,24 @@ from .base import kind_of
 NAMING = re.compile(r"\b([A-Za-z_]\w*)\[i\]\s*=\s*[\[(]\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*[\])]")
 
 
+# in prose: "a list records of (gender, age) pairs", "two dates d1 and d2, each a (month, day) pair"
+PROSE_NAMING = re.compile(r"\(\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*\)\s*(?:-\s*)?"
+                          r"(?:pairs?|tuples?|triples?|triplets?|records?|points?|coordinates)\b")
+
+
 def record_fields(statement: str, names: list[str]) -> dict[str, list[str]]:
-    """Each argument's record field names where the statement writes ``arg[i] = [a, b, ...]``."""
+    """Each argument's record field names where the statement writes ``arg[i] = [a, b, ...]``, or
+    names them in prose, ``(a, b) pairs``: then for every argument the sentence names before them."""
     out: dict[str, list[str]] = {}
     for m in NAMING.finditer(statement):
         if m.group(1) in names and m.group(1) not in out:
             out[m.group(1)] = [f.strip() for f in m.group(2).split(",")]
+    for m in PROSE_NAMING.finditer(statement):
+        fields = [f.strip() for f in m.group(1).split(",")]
+        before = re.split(r"[.;:]\s|\n\s*\n", statement[:m.start()])[-1]
+        for name in names:
+            if name not in out and name not in fields and re.search(rf"\b{re.escape(name)}\b", before):
+                out[name] = fields
     return out
 
 

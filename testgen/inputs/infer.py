@@ -94,7 +94,7 @@ def apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
     if b.lo is not None and b.hi is not None and b.lo > b.hi:
         return
     nums = _numbers(seen)
-    if (b.lo is not None or b.hi is not None) and nums:
+    if (b.lo is not None or b.hi is not None or b.hi_unread) and nums:
         if all((b.lo is None or x >= b.lo) and (b.hi is None or x <= b.hi) for x in nums):
             target = spec
             while isinstance(target, ListSpec):  # every element's, at any depth ("grid[i][j]")
@@ -104,6 +104,8 @@ def apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
                     target.lo, target.lo_stated = int(b.lo), True
                 if b.hi is not None:
                     target.hi, target.stated = int(b.hi), True
+                elif b.hi_unread:  # an upper end stated in words: no further than the seeds
+                    target.hi, target.stated = int(max(nums)), True
                 target.hi = max(target.hi, target.lo)
             elif isinstance(target, FloatSpec):
                 if b.positive:
@@ -113,6 +115,8 @@ def apply_bound(spec: Spec, b: Any, seen: list[Any]) -> None:
                 target.lo_stated = target.lo_stated or b.positive or b.lo is not None
                 if b.hi is not None:
                     target.hi = float(b.hi)
+                elif b.hi_unread:
+                    target.hi = max(nums)
     if (b.length_lo is not None or b.length_hi is not None) and isinstance(spec, (ListSpec, StrSpec)):
         lens = [len(v) for v in seen if isinstance(v, (list, str))]
         if lens and all((b.length_lo is None or n >= b.length_lo) and (b.length_hi is None or n <= b.length_hi)

@@ -17,6 +17,7 @@ class IntSpec(Spec):
     stated: bool = False  # hi comes from the statement: stress stays within it
     lo_stated: bool = False  # lo comes from the statement ("positive", 1 <= n): widen stays above it
     divisibility: bool = False  # the statement speaks of primes, divisors or factors (``Hints.divisibility``)
+    thresholds: list[int] = field(default_factory=list)  # numbers the statement compares with ("at least 90")
 
     @classmethod
     def infer(cls, values: list[int], hints: Hints) -> "IntSpec":
@@ -58,6 +59,7 @@ class IntSpec(Spec):
 
     def boundary(self) -> list[Any]:
         out = [self.lo, self.lo + 1, self.hi, self.hi - 1, 0, 1, -1, 2]
+        out += [t + d for t in self.thresholds for d in (0, -1, 1)]
         return [v for v in dict.fromkeys(out) if self.lo <= v <= self.hi]
 
     def special(self, rng: Random) -> list[Any]:

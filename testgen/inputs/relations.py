@@ -47,10 +47,12 @@ class Invariants:
 
     @classmethod
     def mine(cls, seeds: list[list[Any]], arity: int, statement: str = "", trees: Sequence[int] = (),
-             stated_hi: Sequence[int] = ()) -> "Invariants":
+             stated_hi: Sequence[int] = (), named: Optional[dict[int, list[str]]] = None) -> "Invariants":
         """Sortedness needs the statement's word for it (people write examples in order);
         distinctness needs the statement's word or odds below 1% of it happening by chance.
-        ``stated_hi``: the arguments whose upper bound the statement states in numbers."""
+        ``stated_hi``: the arguments whose upper bound the statement states in numbers. ``named``:
+        the field names of list-of-records arguments (``record_fields``): a field the statement
+        says is distinct by its name ("the names are distinct") is, however short the seeds."""
         inv = cls(trees=list(trees))
         given = about_the_input(statement)
         words = given.lower()
@@ -96,6 +98,11 @@ class Invariants:
                 for f in range(k or 0):
                     if _distinct_beyond_chance([[hashable(x[f]) for x in v] for v in lists], says_unique):
                         inv.distinct_fields.append((i, f))
+            k = _record_len(lists)
+            for f, name in enumerate((named or {}).get(i, [])[:k or 0]):
+                if (i, f) not in inv.distinct_fields and _says_distinct_field(given, name) \
+                        and all(len({hashable(x[f]) for x in v}) == len(v) for v in lists):
+                    inv.distinct_fields.append((i, f))
         return inv
 
     def group_of(self, i: int) -> list[int]:
@@ -197,6 +204,14 @@ def _first_of_each(values: list[Any], key: Callable[[Any], Any]) -> list[Any]:
 def _field(record: Any, f: int) -> Any:
     """Field ``f`` of a record, or the value itself where it is not one."""
     return record[f] if isinstance(record, list) and len(record) > f else record
+
+
+def _says_distinct_field(given: str, name: str) -> bool:
+    """The statement says the field ``name`` never repeats: "the names are distinct", "each id is
+    unique", "distinct names"."""
+    n = re.escape(name)
+    return bool(re.search(rf"\b{n}s?\b\s+(?:are|is|must be|will be)\s+(?:all\s+|pairwise\s+)?(?:\w+\s+)?"
+                          rf"(?:distinct|unique|different)\b|\b(?:distinct|unique)\s+{n}s?\b", given, re.I))
 
 
 def about_the_input(statement: str) -> str:

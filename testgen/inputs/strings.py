@@ -31,6 +31,7 @@ class StrSpec(Spec):
     # A category ("M"/"F", "add"/"remove"): the values seen repeat, so only they are drawn.
     choices: Optional[list[str]] = None
     min_len_stated: bool = False  # min_len comes from the statement ("non-empty"): widen keeps it
+    length_thresholds: list[int] = field(default_factory=list)  # "at least 8 characters long"
 
     def make_categorical(self, values: list[str], max_distinct: int) -> None:
         """Draw only the values seen when they are few and repeat (a category, not free text)."""
@@ -49,6 +50,7 @@ class StrSpec(Spec):
                 alpha |= set(cls_)
             else:
                 alpha.add(c)
+        alpha |= set(hints.stated_chars)
         if not alpha:
             alpha = set(string.ascii_lowercase)
         lens = [len(v) for v in values]
@@ -105,6 +107,8 @@ class StrSpec(Spec):
             out += [w.upper(), w.swapcase(), w.capitalize()]
         for s in self.obs[:3]:
             out += [s[::-1], s + s]
+        for t in self.length_thresholds:  # a word on each side of a stated length, and one on it
+            out += ["".join(rng.choice(self.alphabet) for _ in range(n)) for n in (t - 1, t, t + 1) if n >= 0]
         return [s for s in dict.fromkeys(out) if len(s) >= self.min_len]
 
     def stress(self, rng: Random) -> list[Any]:
