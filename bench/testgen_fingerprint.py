@@ -36,7 +36,7 @@ DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 
 
 def fingerprint(rec: dict) -> str | None:
-    """The problem's fingerprint, or None for a function-call or unsupported problem."""
+    """The problem's fingerprint, or None for an unsupported problem."""
     p = load_problem(rec, "cpp20")
     if p.unsupported:
         return None
@@ -55,7 +55,7 @@ def fingerprint(rec: dict) -> str | None:
         h.update(repr(m).encode())
     for seed, families in ((0, None), (7, ["mutation", "special", "stress"])):
         for c in generate(p.io, m, p.seeds, seed, p.id, Budget(), families):
-            drawn = c.stdin or "" if not p.is_function else json.dumps(c.args, default=repr)
+            drawn = json.dumps(c.args, default=repr) if p.is_function else (c.stdin or "")
             h.update(f"{c.family}\0{drawn}\0{c.note or ''}\0".encode())
     return h.hexdigest()[:16]
 

@@ -122,11 +122,12 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
         if m.shape == "cases":
             fit_cases(m, ranges, alpha, statement)
             return m
+        desc = input_lines(statement)
         if m.shape == "counted":
-            m.count_at = stated_count_at(m, toks, input_lines(statement))
+            m.count_at = stated_count_at(m, toks, desc)
             m.structure = detect([t[0] for t in toks], [t[1:] for t in toks], tuple(sl.kind for sl in m.row),
                                  statement, m.count_at)
-        m._name_slots(input_lines(statement))
+        m._name_slots(desc)
         m._fit(ranges, alpha)
         if m.structure.width_of is not None:
             m.structure.max_cells = m._grid_cells(statement)
@@ -198,7 +199,7 @@ def try_counted(toks: list[list[list[str]]]) -> Optional[StdioModel]:
         if token_kind(toks[0][0][k]) != "int":
             continue
         for off in (0, -1):  # N rows, or N-1 rows (the edges of a tree on N nodes)
-            if all(int(t[0][k]) + off == len(t) - 1 for t in toks):
+            if counts_rows(toks, k, off):
                 rows = [r for t in toks for r in t[1:]]
                 if rows and not rows_uniform(rows):
                     return None
@@ -229,8 +230,12 @@ def stated_count_at(m: StdioModel, toks: list[list[list[str]]], desc: list[Input
             or block.count not in head.names:
         return k
     j = head.names.index(block.count)
-    fits = all(token_kind(t[0][j]) == "int" and int(t[0][j]) + off == len(t) - 1 for t in toks)
-    return j if fits else k
+    return j if counts_rows(toks, j, off) else k
+
+
+def counts_rows(toks: list[list[list[str]]], k: int, off: int) -> bool:
+    """Does header value ``k``, plus ``off``, count every sample's rows?"""
+    return all(token_kind(t[0][k]) == "int" and int(t[0][k]) + off == len(t) - 1 for t in toks)
 
 
 def try_list(toks: list[list[list[str]]]) -> Optional[StdioModel]:

@@ -44,9 +44,7 @@ class Structure:
     loops: bool = False  # some sample has an edge from a node to itself (else none is generated)
     width_of: Optional[int] = None  # grid: header column holding each row's length
     max_cells: Optional[int] = None  # grid: the statement's bound on rows x width ("h * w <= 10^5")
-    # grid: cells the statement says appear exactly once ("'S' appears ... exactly once"); out of the
-    # repr, as what it changes is what is drawn (bench/testgen_fingerprint.py hashes both)
-    once: str = field(default="", repr=False)
+    once: str = ""  # grid: cells the statement says appear exactly once ("'S' appears ... exactly once")
 
     @property
     def node_col(self) -> Optional[int]:

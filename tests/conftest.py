@@ -441,6 +441,15 @@ def codetest_cli(env: dict, *args: str, timeout: int = 300) -> None:
     assert r.returncode == 0, r.stderr
 
 
+def assert_round_judged(report: dict, by_id: dict, problems: int, correct: int, rejected_at_least: int) -> None:
+    """A held-out round's ``codetest evaluate`` report: every problem judged, every correct program
+    accepted, and at least ``rejected_at_least`` incorrect ones rejected (the misses named)."""
+    assert len(by_id) == problems and not report["pooled"]["unjudged_programs"]
+    assert report["pooled"]["accepted"] == report["pooled"]["correct"] == correct, \
+        {k: p["false_rejects"] for k, p in by_id.items() if p["false_rejects"]}
+    assert report["pooled"]["rejected"] >= rejected_at_least, {k: p["missed"] for k, p in by_id.items() if p["missed"]}
+
+
 def synthesize_and_judge(env: dict, data: str, out_dir, *testgen_args: str) -> tuple[dict, dict, dict]:
     """``codetest testgen`` on ``tests/data/<data>`` (with ``testgen_args``: ``--only ID``, ...) then
     ``codetest evaluate`` on its suites: (the evaluate report, its problems by id, the suites by id)."""

@@ -55,19 +55,20 @@ class FunctionModel:
             params = arg_params(statement, fn) or arg_params(solution, fn)
             names = [name for name, _ in params]
             bounds = arg_bounds(statement, fn, names)
-            for i, name in enumerate(names[:arity]):
+            args = names[:arity]
+            for i, name in enumerate(args):
                 if name in bounds:
                     apply_bound(specs[i], bounds[name], [s[i] for s in same])
             trees = [i for i, (_, note) in enumerate(params[:arity]) if "TreeNode" in note]
-            stated = [i for i, name in enumerate(names[:arity]) if name in bounds and bounds[name].hi is not None]
-            named = record_fields(statement, names[:arity])
-            _records_of_named_fields(specs, same, names[:arity], named, hints)
-            _bound_record_fields(specs, same, statement, fn, names[:arity], named)
-            _stated_choices(specs, same, statement, names[:arity], named)
+            stated = [i for i, name in enumerate(args) if name in bounds and bounds[name].hi is not None]
+            named = record_fields(statement, args)
+            _records_of_named_fields(specs, same, args, named, hints)
+            _bound_record_fields(specs, same, statement, fn, args, named)
+            _stated_choices(specs, same, statement, args, named)
             _stated_thresholds(specs, statement)
-            fields = FieldRules.mine(statement, names[:arity], same, named)
+            fields = FieldRules.mine(statement, args, same, named)
         invariants = Invariants.mine(same, arity, statement, trees, stated,
-                                     {names.index(a): fs for a, fs in named.items()} if entry_point else None)
+                                     {names.index(a): fs for a, fs in named.items()})
         invariants.fields = fields
         return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds], invariants=invariants, hints=hints)
 

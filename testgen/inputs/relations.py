@@ -93,12 +93,11 @@ class Invariants:
                 inv.distinct_args.append(i)
             if says_sorted and (_all_sorted(longish) if len(longish) >= 2 else _sorted_beyond_chance(lists)):
                 inv.sorted_args.append(i)
+            k = _record_len(lists)
             if len(longish) >= 2:
-                k = _record_len(lists)
                 for f in range(k or 0):
                     if _distinct_beyond_chance([[hashable(x[f]) for x in v] for v in lists], says_unique):
                         inv.distinct_fields.append((i, f))
-            k = _record_len(lists)
             for f, name in enumerate((named or {}).get(i, [])[:k or 0]):
                 if (i, f) not in inv.distinct_fields and _says_distinct_field(given, name) \
                         and all(len({hashable(x[f]) for x in v}) == len(v) for v in lists):
