@@ -191,6 +191,20 @@ def sum_bound(text: str) -> Optional[float]:
     return None
 
 
+_TEXT_TOTAL = re.compile(
+    rf"(?:sum|total)\s+(?:of\s+(?:the\s+)?)?lengths?\s+of\s+(?:all\s+)?(?:the\s+)?(?:given\s+|input\s+)?"
+    rf"(?:strings|words|lines|names)\b[^.]{{0,40}}?(?:does not exceed|doesn't exceed|will not exceed|not exceed"
+    rf"|is at most|is not greater than|≤|<)\s*({_NUM})", re.I)
+
+
+def text_total(text: str) -> Optional[int]:
+    """The bound on the strings' lengths added up ("the total length of all strings does not exceed
+    2·10^5"), or None."""
+    m = _TEXT_TOTAL.search(normalize(text))
+    v = parse_number(m.group(1)) if m else None
+    return None if v is None else int(v)
+
+
 _PRODUCT = re.compile(
     r"(?<![A-Za-z_\\])([A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)\s*\*\s*(?:\{\}\s*)?([A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)"
     rf"\s*(≤|<)\s*({_NUM})")
@@ -292,9 +306,13 @@ _KIND_WORD = re.compile(r"\b(?:integers?|numbers?|reals?|values?|strings?|words?
                         r"|sequences?(?=\s*(?:\$|[A-Za-z](?![A-Za-z]))))\b", re.I)
 _DOTS = re.compile(r"\\[lc]?dots|\\ldots|\.\.\.|…")
 # a block of rows: "$q$ lines, each with ...", "Then $m$ lines follow", "Each of the next m lines contains"
+# a count one off its name, as tree inputs have it: "n - 1 lines", "n − 1 integers" (plain text)
+_OFF_BY = r"(?:\s*[-−+]\s*[12](?![\w.]))?"
 _ROWS_HEAD = re.compile(r"^\W*(?:(?:each|every|any) of the\s+|then\s+|the\s+)?(?:next\s+|following\s+|remaining\s+)?"
-                        r"(\$[^$]+\$|\w+)\s+(?:more\s+|further\s+|following\s+)?lines\b", re.I)
-_ROWS_COUNT = re.compile(r"\$([^$]+)\$|(?!(?:one|two|three|four|five|six|ten)\b)([A-Za-z][A-Za-z0-9]{0,2})", re.I)
+                        rf"(\$[^$]+\$|\w+{_OFF_BY})\s+(?:more\s+|further\s+|following\s+)?lines\b", re.I)
+_ROWS_COUNT = re.compile(rf"\$([^$]+)\$|(?!(?:one|two|three|four|five|six|ten)\b)([A-Za-z][A-Za-z0-9]{{0,2}}{_OFF_BY})",
+                         re.I)
+_COUNT_OFFSET = re.compile(r"([A-Za-z][A-Za-z0-9_]*)([-−+])([12])")
 _NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _RANGE_START = re.compile(r"\\?\s*\(|\\l[te]|\\g[te]|[<>=≤≥]")
 
@@ -309,6 +327,7 @@ class InputLine:
     listed: bool = False  # "$h_1, \\dots, h_n$": a list of one variable, not fixed values
     # the name that counts it: "$q$ lines, each ..." (rows), "One line with $n$ integers" (a list)
     count: Optional[str] = None
+    offset: int = 0  # "$n-1$ lines", "n − 1 integers": count n, offset -1
     # a list's literal length: "$d_1, \\ldots, d_7$" has 7 values, as a fixed line has
     size: Optional[int] = None
 
@@ -340,7 +359,7 @@ def said_of(a: Optional[str], b: Optional[str]) -> bool:
                                     or name_stem(a or "") == name_stem(b or ""))
 
 
-_PLAIN_NAME = r"[A-Za-z][A-Za-z0-9]{0,2}(?:_[A-Za-z0-9]{1,2})?"
+_PLAIN_NAME = r"[A-Za-z][A-Za-z0-9]{0,2}(?:_[A-Za-z0-9]{1,2}|_\{[A-Za-z0-9+\-−]{1,5}\})?"  # p_2, p_{n-1}
 _PLAIN_NAMES = re.compile(rf"\s*({_PLAIN_NAME}(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:{_PLAIN_NAME}|\\[lc]?dots|\.\.\.|…))*)\s*")
 
 
@@ -444,12 +463,16 @@ def input_lines(text: str) -> list[InputLine]:
         cm = _ROWS_COUNT.fullmatch(many.group(1)) if rows and many else (
             re.search(r"\$([^$]+)\$\s+(?:\w+\s+)?$", head[:kw.start()]) if kw else None)
         if not cm and kw and not rows:  # plain text: "contains n integers" (not "a single integer")
-            cm = re.search(r"\b(?!(?:an?|of|is|in|to|by|on|at|or|as|be|no)\b)([A-Za-z][A-Za-z0-9]?)\s+(?:\w+\s+)?$",
+            cm = re.search(r"\b(?!(?:an?|of|is|in|to|by|on|at|or|as|be|no)\b)([A-Za-z][A-Za-z0-9]?"
+                           rf"{_OFF_BY})\s+(?:\w+\s+)?$",
                            head[:kw.start()])  # (one word between, as in LaTeX: "k distinct integers")
         count = bare_name(next(g for g in cm.groups() if g)) if cm else None
+        offset = 0
+        if count and (off := _COUNT_OFFSET.fullmatch(count)):
+            count, offset = off.group(1), int(off.group(3)) * (1 if off.group(2) == "+" else -1)
         fixed = _NUMBER_WORDS.get(many.group(1).lower()) if rows and many else None
         if fixed:  # "Two lines, each with one string": that many single lines, each with those names
             out += [InputLine(names=list(names), rows=False, listed=listed, count=None, size=size) for _ in range(fixed)]
             continue
-        out.append(InputLine(names=names, rows=rows, listed=listed, count=count, size=size))
+        out.append(InputLine(names=names, rows=rows, listed=listed, count=count, size=size, offset=offset))
     return out

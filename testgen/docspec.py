@@ -94,10 +94,17 @@ _PROSE_RANGE = (r"\b{n}s?\b(?:\s+(?:is|are|will be|must be|lies|lie))?(?:\s+(?:a
                 r"(?:({num})(?![\w.]*\w)|(?!{num}))(\s*\(?\s*(?:inclusive|exclusive))?")
 
 
+# or in parentheses a few words after it: "a person's age in whole years (an integer from 0 to 120)"
+_PAREN_RANGE = (r"\b{n}s?\b(?:\s+[\w']+){{0,4}}?\s*\(\s*(?:an?\s+)?(?:integer|number|value|whole number)s?"
+                r"\s+(between|from)\s+({num})\s+(and|to)\s+(?:({num})(?![\w.]*\w)|(?!{num}))"
+                r"(\s*,?\s*(?:inclusive|exclusive))?")
+
+
 def _prose_range(t: str, n: str) -> Optional[Bound]:
-    """``n``'s range where a sentence gives it in words right after the name (``_PROSE_RANGE``);
-    "between" is inclusive unless the sentence says "exclusive"."""
-    m = re.search(_PROSE_RANGE.format(n=re.escape(n), num=_NUM), t, re.I)
+    """``n``'s range where a sentence gives it in words right after the name (``_PROSE_RANGE``,
+    ``_PAREN_RANGE``); "between" is inclusive unless the sentence says "exclusive"."""
+    m = (re.search(_PROSE_RANGE.format(n=re.escape(n), num=_NUM), t, re.I)
+         or re.search(_PAREN_RANGE.format(n=re.escape(n), num=_NUM), t, re.I))
     if not m:
         return None
     lo = parse_number(m.group(2))
@@ -113,6 +120,21 @@ def _prose_range(t: str, n: str) -> Optional[Bound]:
 _LEN = r"(?:len\(\s*{n}\s*\)|{n}\.length|length of (?:the )?(?:{n}|array|list|string))"
 
 
+def length_aliases(statement: str, names: list[str]) -> dict[str, str]:
+    """Names the statement makes another argument's length, LeetCode's way: "n == height.length"
+    (or "height.length == n"): {n: height}, so that "2 <= n <= 10^5" bounds that length. A name
+    that is itself an argument is no alias; nor is a length of a length ("n == grid[i].length")."""
+    t = normalize(statement)
+    out: dict[str, str] = {}
+    pairs = [(m.group(1), m.group(2)) for m in re.finditer(r"\b([A-Za-z_]\w*)\s*==\s*([A-Za-z_]\w*)\.length\b", t)]
+    pairs += [(m.group(2), m.group(1)) for m in
+              re.finditer(r"\b([A-Za-z_]\w*)\.length\s*==\s*([A-Za-z_]\w*)\b(?![\[.(])", t)]
+    for alias, arg in pairs:
+        if arg in names and alias not in names and alias not in out:
+            out[alias] = arg
+    return out
+
+
 def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = None) -> dict[str, Bound]:
     """Each parameter's bounds from the statement's sentences. ``names``: the parameters, where the
     statement does not show the signature (they come from a solution's)."""
@@ -120,9 +142,17 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
     out: dict[str, Bound] = {n: Bound() for n in names}
     if not names:
         return out
+    aliases = length_aliases(statement, names)
     for sent in _sentences(statement):
         t = normalize(sent).replace("**", "^")  # Python's power: "0 <= n < 10**18"
+        if "==" not in t and re.search(r"[≤<]", t):  # "2 <= n <= 10^5" after "n == height.length"
+            for alias, arg in aliases.items():
+                t = re.sub(rf"\b{re.escape(alias)}\b(?![\[.(\w])", f"{arg}.length", t)
         low = t.lower()
+        for n in names:  # "newInterval.length == 2": a fixed length
+            m = re.search(rf"\b{re.escape(n)}\.length\s*==\s*(\d+)\b", t)
+            if m:
+                out[n] = out[n].merge(Bound(length_lo=int(m.group(1)), length_hi=int(m.group(1))))
         mentioned = [n for n in names if re.search(rf"\b{re.escape(n)}\b", t)]
         single = names[0] if len(names) == 1 else None
         for n in names:
@@ -221,6 +251,13 @@ _THRESHOLD = re.compile(rf"(?:\bat\s+least|\bat\s+most|\bbelow|\babove|\bless\s+
                         rf"(\s+(?:characters?|letters?|chars?|symbols?)\b|\s+long\b)?")
 
 
+# the number before its comparison ("aged 65 or older", "10 or more items"), and a span's ends
+# ("aged 3 to 12 (inclusive)", "from 1 to 12")
+_THRESHOLD_AFTER = re.compile(rf"({_NUM})\s+(?:or|and)\s+(?:older|more|above|over|higher|greater|larger|less|fewer"
+                              rf"|younger|below|under|lower|smaller)\b")
+_THRESHOLD_SPAN = re.compile(rf"\b(?:aged|from|between)\s+({_NUM})\s+(?:to|and)\s+({_NUM})(?![\w.]*\w)")
+
+
 def stated_thresholds(statement: str) -> tuple[list[int], list[int]]:
     """The whole numbers a statement compares with, outside its examples: "'A' if score is at least
     90", "below 60" (values), "at least 8 characters long" (lengths). An answer changes at each,
@@ -233,4 +270,10 @@ def stated_thresholds(statement: str) -> tuple[list[int], list[int]]:
             if v is None or v != int(v) or abs(v) > 10**18:
                 continue
             (lengths if m.group(2) else values).add(int(v))
+        t = normalize(sent)
+        for v in [m.group(1) for m in _THRESHOLD_AFTER.finditer(t)] + \
+                [g for m in _THRESHOLD_SPAN.finditer(t) for g in m.groups()]:
+            x = parse_number(v)
+            if x is not None and x == int(x) and abs(x) <= 10**18:
+                values.add(int(x))
     return sorted(values), sorted(lengths)

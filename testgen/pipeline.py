@@ -146,6 +146,9 @@ def _run(rec: dict[str, Any], runner: Runner, st: Settings, stats: dict[str, Any
     except ValueError as e:
         model_error = str(e)
     stats["model"] = _describe_model(model)
+    if isinstance(model, FunctionModel) and model.seeded:
+        problem.notes.append(f"the statement promises a valid input of a form not read: argument(s) "
+                             f"{sorted(model.seeded)} keep the samples' values")
     cands = generate(problem.io, model, problem.seeds, st.seed, problem.id, st.budget, st.families)
     if problem.grammars and (st.families is None or {"grammar", "corner"} & set(st.families)):
         drawn, why = grammar_family(problem.grammars, problem.seeds_text, st.seed, problem.id, st.budget.grammar)

@@ -5,7 +5,8 @@ Contest inputs are often more than one header and one block: "n m / m rows / q /
 A ``sections`` layout is a sequence of
 
 * ``line``: one line of a fixed number of tokens, each its own slot (a header: counts, sizes);
-* ``list``: one line of v tokens of one kind, v an int of an earlier ``line`` (its *ref*);
+* ``list``: one line of v + offset tokens of one kind, v an int of an earlier ``line`` (its *ref*;
+  offset -1 only where the statement says so: "n − 1 integers p_2, …, p_n", a tree's parents);
 * ``rows``: v + offset lines of the same token kinds (offset -1: the n-1 edges of a tree on n).
 
 It is inferred by parsing every sample at once (``parse``): a layout is kept only when it
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from .constraints import InputLine, Range, indexed_name, input_lines
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
+from .parent_lists import IndexBound, RootedParents, index_bound, rooted_parents
 from .input_caps import caps
 from .ordered_columns import ordered_columns, strictly_ordered
 from .query_rows import QueryRows, fit_queries, tag_widths
@@ -84,6 +86,9 @@ class Section:
     # rows: the formats their first token picks ("1 i x" / "2 l r"), read from the statement and
     # kept by every sample row (``query_rows.py``): the rows are drawn by them, not by ``slots``
     queries: Optional[QueryRows] = None
+    # list: a rooted tree's parents, each bounded by its own index ("1 <= p_i < i") or labels of
+    # a tree the statement speaks of, every sample keeping it (``parent_lists.py``): drawn as a tree
+    parents: Optional[IndexBound | RootedParents] = None
 
 
 @dataclass
@@ -108,7 +113,7 @@ class Sections:
 
 # ---------------------------------------------------------------------------------- inference
 
-Spec = tuple[Any, ...]  # ("line", kinds) | ("list", ref, kind) | ("rows", ref, offset, kinds)
+Spec = tuple[Any, ...]  # ("line", kinds) | ("list", ref, offset, kind) | ("rows", ref, offset, kinds)
 QUERY_KINDS = ("query",)  # the kinds of a block of rows of several widths, each its tag's (``query_rows.py``)
 
 
@@ -166,13 +171,16 @@ def parse(toks: list[list[list[str]]], desc: Optional[list[InputLine]] = None,
                     continue  # two blocks of one count and shape read as well as one of twice the count
                 dfs(specs + [spec], [st + [p] for st, p in zip(starts, pos)],
                     [p + c for p, c in zip(pos, counts)])
-            # list: one line of v tokens of one kind
-            if "list" in wanted and all(len(ln) == v for ln, v in zip(nxt, vals)):
+            # list: one line of v + offset tokens of one kind (-1 where the description says so)
+            stated = 0 if desc is None else desc[len(specs)].offset
+            for off in ({0, stated} if "list" in wanted else ()):
+                if not all(len(ln) == v + off for ln, v in zip(nxt, vals)):  # type: ignore[operator]
+                    continue
                 kinds = {k for ln in nxt for k in line_kinds(ln)}
                 if kinds <= {"int", "float"} and len(kinds) == 2:
                     kinds = {"float"}
-                if len(kinds) <= 1 and any(vals):
-                    spec = ("list", ref, kinds.pop() if kinds else "int")
+                if len(kinds) <= 1 and any(len(ln) for ln in nxt):
+                    spec = ("list", ref, off, kinds.pop() if kinds else "int")
                     dfs(specs + [spec], [st + [p] for st, p in zip(starts, pos)], [p + 1 for p in pos])
         # line: the same kinds in every sample
         if "line" in wanted and nxt[0] and all(line_kinds(ln) == line_kinds(nxt[0]) for ln in nxt):
@@ -243,6 +251,8 @@ def _confirms(specs: list[Spec], desc: list[InputLine]) -> bool:
     for sp, d in zip(specs, desc):
         if sp[0] not in _section_kinds(d) or (sp[0] == "line" and d.size and len(sp[1]) != d.size):
             return False
+        if sp[0] in ("list", "rows") and d.count and sp[2] != d.offset:
+            return False  # "n - 1 lines" read as n, or n lines as n - 1
         if sp[0] in ("list", "rows") and d.count:
             # the value that counts the block, where a line names it: the layout's ref must be it
             owner = [(si, j) for si, (sq, dq) in enumerate(zip(specs, desc))
@@ -263,10 +273,10 @@ def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optio
     parses = parse(toks, tagged=tagged)
     desc = input_lines(statement)
     confirmed = [p for p in parse(toks, desc, tagged) if _confirms(p, desc)] if desc else []
+    if len(confirmed) == 1:  # (an offset list is parsed only as the description states it)
+        return confirmed[0], True
     if not parses:
         return None
-    if len(confirmed) == 1:
-        return confirmed[0], True
     if not fallback:
         return None
     if len(toks) < 2:
@@ -280,7 +290,7 @@ def choose(toks: list[list[list[str]]], statement: str, fallback: bool) -> Optio
     pool = [p for p in pool if _evidence(p, toks) > 0]
     if not pool:
         return None
-    score = {id(p): (len(p), -_evidence(p, toks), sum(1 for sp in p if sp[0] == "rows" and sp[2])) for p in pool}
+    score = {id(p): (len(p), -_evidence(p, toks), sum(1 for sp in p if sp[0] != "line" and sp[2])) for p in pool}
     best = min(score.values())
     top = [p for p in pool if score[id(p)] == best]
     if len(top) != 1:
@@ -303,8 +313,8 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
         if sp[0] == "line":  # every sample's line has the spec's kinds (``parse``)
             parts.append(Section("line", slots_from_rows([s[k][0] for s in splits])))
         elif sp[0] == "list":
-            el = Slot(kind=sp[2], obs=[parse_token(x, sp[2]) for s in splits for x in s[k][0]])
-            parts.append(Section("list", [el], ref=sp[1]))
+            el = Slot(kind=sp[3], obs=[parse_token(x, sp[3]) for s in splits for x in s[k][0]])
+            parts.append(Section("list", [el], ref=sp[1], offset=sp[2]))
         elif sp[3] == QUERY_KINDS:  # rows of several widths: slots of the widest, for the budgets
             block = [r for s in splits for r in s[k]]
             widest = max(len(r) for r in block)
@@ -344,6 +354,11 @@ def infer_sections(toks: list[list[list[str]]], statement: str, ranges: list[Ran
                 st = Structure()
             if st.labels:
                 p.structure = Structure(labels={0: flat[st.labels[0]]}, base=st.base)  # type: ignore[dict-item]
+            listed = [[int(x) for x in s[k][0]] for s in splits]
+            p.parents = index_bound(statement, p.slots[0].name, listed) or (
+                rooted_parents(statement, p.slots[0].name, p.structure.base, listed) if p.structure.labels else None)
+            if p.parents is not None:
+                p.structure = Structure()  # a tree's shape bounds it, not its size
         if p.kind != "rows" or p.ref is None or p.queries is not None:
             continue
         headers = [[s[si][0][j] for si, j in flat] for s in splits]
@@ -493,6 +508,10 @@ def draw_sections(m: "StdioModel", kind: str, rng: random.Random, i: int) -> Opt
             continue
         assert p.ref is not None
         n = int(head[p.ref[0]][p.ref[1]]) + p.offset
+        if p.kind == "list" and p.parents is not None:
+            shape = edge_shape(kind, i, rng, "tree", stress_step(i)[1])
+            lines.append([str(v) for v in p.parents.draw(n, shape, rng)])
+            continue
         if p.kind == "list":
             el = p.slots[0]
             vals = [m._value(el, kind, rng, i, j) for j in range(n)]
@@ -699,7 +718,7 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
            and p.ref not in {r for q in parts for r in q.structure.labels.values()}  # type: ignore[misc]
            and not p.structure.labels and p.structure.width_of is None and p.queries is None
            and not any(q.queries is not None and p.ref in q.queries.heads() for q in parts)
-           and not (p.kind == "list" and m.sections.perm is not None)
+           and not (p.kind == "list" and (m.sections.perm is not None or p.parents is not None))
            and not any(p.ref in e[1] or p.ref == e[0] for e in m.sections.head_eq)
            and not any(p.ref in (hb.value, hb.bound) for hb in m.sections.head_le)]
     queried = [k for k, p in enumerate(parts) if p.queries is not None and p.ref is not None]
@@ -731,7 +750,7 @@ def mutate_sections(m: "StdioModel", rng: random.Random) -> Optional[str]:
                 for j, tok in enumerate(ln):
                     sl = p.slots[0] if p.kind == "list" else p.slots[j]
                     if (p.kind == "line" and (k, j) in fixed) or (p.kind == "rows" and j in skip) \
-                            or (p.kind == "list" and (0 in p.rising or p.structure.labels
+                            or (p.kind == "list" and (0 in p.rising or p.structure.labels or p.parents
                                                       or m.sections.perm is not None)) \
                             or (p.kind == "rows" and j in p.rising):
                         continue

@@ -37,7 +37,7 @@ from typing import Optional
 
 from .brackets import balanced_pairs
 from .cases import Cases, fit_cases, infer_cases
-from .constraints import InputLine, alphabet_hint, extract, input_lines, once_chars, says_no_input
+from .constraints import InputLine, alphabet_hint, extract, input_lines, once_chars, says_no_input, text_total
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .input_caps import MAX_WORD_LEN
 from .lines import says_no_three_collinear
@@ -89,6 +89,10 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
     # statement allows three on a line: the ``structured`` family puts the points on a few lines
     # (``lines.py``)
     planar: bool = False
+    # counted: the words of all rows together at most this long, as the statement says ("the total
+    # length of all strings does not exceed 2·10^5"): one word may be that long, the rows drawn
+    # are cut where they pass it
+    text_total: Optional[int] = None
 
     # ------------------------------------------------------------------ inference
 
@@ -129,6 +133,12 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
                                  statement, m.count_at)
         m._name_slots(desc)
         m._fit(ranges, alpha)
+        if m.shape == "counted" and (total := text_total(statement)) is not None \
+                and any(sl.kind == "word" and not sl.choices for sl in m.row):
+            m.text_total = total
+            for sl in m.row:
+                if sl.kind == "word" and not sl.choices and sl.max_len < total:
+                    sl.max_len = min(total, MAX_WORD_LEN)
         if m.structure.width_of is not None:
             m.structure.max_cells = m._grid_cells(statement)
             m.structure.once = grid_once(toks, m.row[0].alphabet, once_chars(statement))

@@ -176,6 +176,11 @@ class Drawing:
                 return None
             if not self._distinct(rows):
                 return None
+            if self.text_total is not None:
+                rows = self._within_text_total(rows)
+                if len(rows) < self.count_lo:
+                    return None
+                n = len(rows)
             order = row_order(kind, i)
             if rows and order:
                 rows.sort(reverse=order == "descending")
@@ -306,6 +311,17 @@ class Drawing:
         lines = [[sl.fmt(v) for sl, v in zip(head_slots, head)]]
         lines += [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
         return self._render(lines)
+
+    def _within_text_total(self, rows: list[list[Any]]) -> list[list[Any]]:
+        """The first rows whose words together stay within ``text_total``."""
+        words = [j for j, sl in enumerate(self.row) if sl.kind == "word"]
+        total, kept = 0, []
+        for r in rows:
+            total += sum(len(str(r[j])) for j in words)
+            if total > (self.text_total or 0):
+                break
+            kept.append(r)
+        return kept
 
     def _distinct(self, rows: list[list[Any]]) -> bool:
         """Make the rows distinct as ``distinct`` says, in place; False when they cannot be."""

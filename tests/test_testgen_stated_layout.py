@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import random
 
-from conftest import synthesize_and_judge
-from testgen.constraints import alphabet_hint, once_chars
+from conftest import assert_round_judged, synthesize_and_judge
+from testgen.constraints import alphabet_hint, once_chars, text_total
 from testgen.smodel import StdioModel
 from testgen.structures import place_once
 
@@ -90,3 +90,47 @@ def test_the_olympiad_round_accepts_every_correct_program_and_rejects_the_grid_a
     assert report["pooled"]["accepted"] == report["pooled"]["correct"] == 4
     for pid in by_id:  # 2 of 5 rejected in each before
         assert by_id[pid]["rejected"] >= 3, (pid, by_id[pid]["missed"])
+
+
+STRINGS = """# Substrings
+
+## Input
+
+The first line contains a single integer t (1 ≤ t ≤ 10^4) — the number of test cases.
+
+Each of the next t lines contains a non-empty string s consisting of lowercase Latin letters.
+
+It is guaranteed that the total length of all strings does not exceed 2·10^5.
+
+## Output
+
+For each test case, one integer.
+"""
+
+
+def test_the_strings_total_length_allows_one_string_that_long_and_bounds_them_together():
+    """``tests/data/stdin_tasks_r9.jsonl``'s ``even-substrings`` (written by a writer who saw none of
+    ``testgen/``): the total was not read, every string stayed within twice the samples' longest
+    (10 letters), and an O(n^2) count of pairs and an int32 count passed (2 of 5 rejected)."""
+    assert text_total(STRINGS) == 200_000
+    assert text_total("The sum of lengths of the given strings is at most 10^6.") == 10 ** 6
+    assert text_total("The sum of n over all test cases does not exceed 2·10^5.") is None
+    m = StdioModel.infer(["3\nab\naab\nbb\n", "2\nzz\nabcab\n"], STRINGS)
+    assert m.shape == "counted" and m.text_total == 200_000
+    rng = random.Random(0)
+    longest = 0
+    for text in m.draw("regular", rng, 20) + m.draw("stress", rng, 10):
+        lines = text.split("\n")
+        words = [w for w in lines[1:] if w]
+        assert int(lines[0]) == len(words) and sum(map(len, words)) <= 200_000
+        longest = max(longest, max(map(len, words)))
+    assert longest == 200_000
+
+
+def test_the_next_round_rejects_the_walks_up_a_deep_tree(tmp_path, cli_state_env):
+    """``r9s/taller-ancestors``: parents that are labels of a rooted tree (``parent_lists.py``). Its
+    suite rejected 3 of 5 before, neither walk up the ancestors: no deep tree was drawn. (Its
+    ``even-substrings`` takes some 5 minutes to synthesize here, past a test's time.)"""
+    report, by_id, _ = synthesize_and_judge(cli_state_env, "stdin_tasks_r9.jsonl", tmp_path, "--only",
+                                            "r9s/taller-ancestors")
+    assert_round_judged(report, by_id, problems=1, correct=2, rejected_at_least=5)

@@ -90,19 +90,23 @@ class Hints:
     # characters the statement allows that examples seldom show: "printable ASCII characters",
     # "(spaces and punctuation allowed)", "may contain spaces"
     stated_chars: str = ""
+    quoted_ranges: tuple[tuple[str, str], ...] = ()  # "from '00:00' to '23:59'" (``templates.py``)
 
     @classmethod
     def from_text(cls, text: str) -> "Hints":
+        from .templates import quoted_ranges
+
         t = text.lower()
         return cls(
+            quoted_ranges=quoted_ranges(text),
             positive=bool(re.search(r"\bpositive\b", t)) and "non-positive" not in t,
             non_negative=bool(re.search(r"non-?negative", t)),
             negative_ok=bool(re.search(r"\bnegative\b", t.replace("non-negative", "").replace("nonnegative", ""))),
             non_empty=bool(re.search(r"non-?empty", t)),
             empty_ok=bool(re.search(r"(?<!non-)(?<!non)\bempty\b", t)),
             input_empty=bool(re.search(r"\b(?:is|are|be|being)\s+(?:an?\s+)?empty\b", t)),
-            case_stated=bool(re.search(r"lower-?case|upper-?case|case-?(in)?sensitive|(ignor\w*|regardless of) "
-                                       r"(the )?case|capital", t)),
+            case_stated=bool(re.search(r"lower[- ]?case|upper[- ]?case|case-?(in)?sensitive|(ignor\w*|regardless of) "
+                                       r"(the )?case|whatever (?:their|its|the) case|capital", t)),
             divisibility=bool(re.search(r"\bprimes?\b|\bdivisors?\b|\bdivisible\b|\bdivides\b|\bfactors?\b|factori[sz]"
                                         r"|\bgcd\b|co-?prime", t)),
             stated_chars=stated_chars(t),

@@ -342,6 +342,18 @@ def promises(statement: str) -> bool:
     return any(not re.search(ABOUT_THE_ANSWER, c.lower()) for c in unread_constraints(statement))
 
 
+# the input said to be valid, a form the model does not know: "The input represents a valid
+# arithmetic expression in a reverse polish notation", "you may assume the input is always valid"
+VALIDITY = re.compile(r"\brepresents? an? (?:valid|well-formed)\b|\bassume\b[^.]{0,60}\b(?:valid|well-formed)\b"
+                      r"|\bguaranteed\b[^.]{0,60}\b(?:valid|well-formed)\b|\b(?:is|are) always (?:valid|well-formed)\b",
+                      re.I)
+
+
+def promises_validity(statement: str) -> bool:
+    """Does the statement promise the input is valid in a form it does not spell out?"""
+    return bool(VALIDITY.search(" ".join(statement.split())))
+
+
 def _rotated_ascending(v: list[Any]) -> bool:
     """Distinct values in ascending order, rotated ("[4, 5, 6, 7, 0, 1, 2]")."""
     drops = sum(1 for a, b in zip(v, v[1:]) if a > b)

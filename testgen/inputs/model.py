@@ -10,6 +10,7 @@ from typing import Any
 
 from .base import Hints, Spec
 from .fields import FieldRules, record_fields
+from .guarantees import promises_validity
 from .infer import apply_bound, infer_spec
 from .ints import IntSpec
 from .lists import ListSpec
@@ -27,6 +28,10 @@ class FunctionModel:
     seeds: list[list[Any]]
     invariants: Invariants = field(default_factory=Invariants)
     hints: Hints = field(default_factory=Hints)
+    # arguments of free text (a string, a list of strings, of no known shape) that the statement
+    # promises are valid ("represents a valid arithmetic expression"): only the seeds' values are
+    # admitted for them, as the model cannot tell a valid one (``guarantees.promises_validity``)
+    seeded: dict[int, list[Any]] = field(default_factory=dict)
 
     @classmethod
     def infer(cls, seeds: list[list[Any]], statement: str = "", entry_point: str = "", solution: str = ""
@@ -70,7 +75,10 @@ class FunctionModel:
         invariants = Invariants.mine(same, arity, statement, trees, stated,
                                      {names.index(a): fs for a, fs in named.items()})
         invariants.fields = fields
-        return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds], invariants=invariants, hints=hints)
+        seeded = {i: [s[i] for s in same] for i, sp in enumerate(specs) if _free_text(sp)} \
+            if promises_validity(statement) else {}
+        return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds], invariants=invariants, hints=hints,
+                   seeded=seeded)
 
     def base(self, rng: Random) -> list[Any]:
         pool = [s for s in self.seeds if len(s) == self.arity]
@@ -86,12 +94,20 @@ class FunctionModel:
         g, promised = self.invariants.guarantees, self.invariants.promised
         if promised and not promised.holds(args):
             return False
+        if any(args[i] not in values for i, values in self.seeded.items()):
+            return False
         trees = self.invariants.trees
         if not all(self.specs[i].accepts(args[i]) for i, j in self.invariants.index_of if j in trees):
             return False  # "1 <= k <= n": an index cut to a tree's node count below its minimum
         if self.invariants.fields and not self.invariants.fields.holds(args):
             return False
         return not g or (g.holds(args) and all(self.specs[j].accepts(args[j]) for _, j in g.one_pair_sum))
+
+
+def _free_text(spec: Spec) -> bool:
+    """A string or a list of strings drawn from characters alone (no values listed, no shape)."""
+    spec = spec.elem if isinstance(spec, ListSpec) else spec
+    return isinstance(spec, StrSpec) and not spec.choices and spec.template is None
 
 
 def _records_of(spec: Spec) -> tuple[RecordSpec | None, bool]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .base import STRESS_STR, Hints, Spec
+from .templates import Template
 
 _CLASSES = (string.ascii_lowercase, string.ascii_uppercase, string.digits)
 
@@ -32,6 +33,8 @@ class StrSpec(Spec):
     choices: Optional[list[str]] = None
     min_len_stated: bool = False  # min_len comes from the statement ("non-empty"): widen keeps it
     length_thresholds: list[int] = field(default_factory=list)  # "at least 8 characters long"
+    # every seed has one shape of digit groups and separators ("09:15"): so has every value drawn
+    template: Optional[Template] = None
 
     def make_categorical(self, values: list[str], max_distinct: int) -> None:
         """Draw only the values seen when they are few and repeat (a category, not free text)."""
@@ -67,7 +70,8 @@ class StrSpec(Spec):
         letters = {c for c in chars if c.isalpha()}
         return cls(alphabet="".join(sorted(alpha)), min_len=min_len, max_len=max_len, sep=sep,
                    token_alphabet=tok_alpha or string.ascii_lowercase, obs=list(dict.fromkeys(values)),
-                   case_flip=bool(letters) and hints.case_stated, min_len_stated=hints.non_empty)
+                   case_flip=bool(letters) and hints.case_stated, min_len_stated=hints.non_empty,
+                   template=Template.infer(values, hints.quoted_ranges))
 
     def _word(self, rng: Random, n: int) -> str:
         return "".join(rng.choice(self.token_alphabet) for _ in range(n))
@@ -75,6 +79,8 @@ class StrSpec(Spec):
     def random(self, rng: Random, big: bool = False) -> Any:
         if self.choices:
             return rng.choice(self.choices)
+        if self.template:
+            return self.template.random(rng)
         n = rng.randint(self.min_len, self.max_len if not big else max(self.max_len, STRESS_STR // 4))
         if self.sep and rng.random() < 0.8:
             words: list[str] = []
@@ -87,6 +93,8 @@ class StrSpec(Spec):
     def boundary(self) -> list[Any]:
         if self.choices:
             return list(self.choices)
+        if self.template:
+            return self.template.boundary()
         out: list[str] = []
         if self.min_len == 0:
             out.append("")
@@ -95,7 +103,7 @@ class StrSpec(Spec):
         return [s for s in dict.fromkeys(out) if len(s) >= self.min_len]
 
     def special(self, rng: Random) -> list[Any]:
-        if self.choices:
+        if self.choices or self.template:
             return []
         a = self.token_alphabet
         w = "".join(rng.choice(a) for _ in range(6))
@@ -112,7 +120,7 @@ class StrSpec(Spec):
         return [s for s in dict.fromkeys(out) if len(s) >= self.min_len]
 
     def stress(self, rng: Random) -> list[Any]:
-        if self.choices:
+        if self.choices or self.template:
             return []
         s = self.random(rng, big=True)
         base = self.obs[-1] if self.obs and self.obs[-1] else self.token_alphabet[:5]
@@ -122,6 +130,8 @@ class StrSpec(Spec):
     def mutate(self, value: Any, rng: Random) -> Any:
         if not isinstance(value, str) or self.choices:
             return self.random(rng)
+        if self.template:
+            return self.template.mutate(value, rng)
         s = value
         op = rng.randrange(9 if self.case_flip else 8)
         if op == 0 and s:  # keep the character class: digits stay digits, '(' stays '('
@@ -162,7 +172,7 @@ class StrSpec(Spec):
         return s
 
     def widen(self, value: Any, rng: Random) -> list[Any]:
-        if self.choices:
+        if self.choices or self.template:
             return []
         out: list[Any] = [] if self.empty() is None else [""]
         if isinstance(value, str) and not self.case_flip and any(c.isalpha() for c in value):
@@ -172,7 +182,8 @@ class StrSpec(Spec):
         return out
 
     def empty(self) -> Any:
-        return "" if not self.choices and self.min_len >= 1 and not self.min_len_stated else None
+        return "" if not self.choices and not self.template and self.min_len >= 1 and not self.min_len_stated else None
 
     def accepts(self, value: Any) -> bool:
-        return isinstance(value, str) and (not self.choices or value in self.choices)
+        return isinstance(value, str) and (not self.choices or value in self.choices) \
+            and (self.template is None or self.template.accepts(value))
