@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any, Optional
 from .constraints import InputLine, Range, indexed_name, input_lines
 from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
 from .distinct_rows import apply as apply_distinct
-from .parent_lists import IndexBound, RootedParents, index_bound, rooted_parents
 from .input_caps import caps
 from .ordered_columns import ordered_columns, strictly_ordered
+from .parent_lists import IndexBound, RootedParents, index_bound, rooted_parents
 from .query_rows import QueryRows, fit_queries, tag_widths
 from .relations import HeadBound, bound_column, infer_head_bounds
 from .section_relations import (

@@ -92,7 +92,8 @@ def test_the_model_keeps_the_stated_domain_of_records_categories_and_distinct_fi
 
 
 def test_what_the_statement_compares_with_is_drawn_on_both_sides():
-    assert stated_thresholds(_task("r8i/letter_grade")["statement"]) == ([60, 70, 80, 90], [])
+    # the grade boundaries, and the ends of "an integer score between 0 and 100 inclusive"
+    assert stated_thresholds(_task("r8i/letter_grade")["statement"]) == ([0, 60, 70, 80, 90, 100], [])
     assert stated_thresholds(_task("r8i/valid_password")["statement"]) == ([], [8])
     (score,) = _model("r8i/letter_grade").specs
     assert isinstance(score, IntSpec) and {59, 60, 61, 89, 90, 91} <= set(score.boundary())
