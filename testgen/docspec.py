@@ -149,10 +149,6 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
             for alias, arg in aliases.items():
                 t = re.sub(rf"\b{re.escape(alias)}\b(?![\[.(\w])", f"{arg}.length", t)
         low = t.lower()
-        for n in names:  # "newInterval.length == 2": a fixed length
-            m = re.search(rf"\b{re.escape(n)}\.length\s*==\s*(\d+)\b", t)
-            if m:
-                out[n] = out[n].merge(Bound(length_lo=int(m.group(1)), length_hi=int(m.group(1))))
         mentioned = [n for n in names if re.search(rf"\b{re.escape(n)}\b", t)]
         single = names[0] if len(names) == 1 else None
         for n in names:
@@ -163,6 +159,9 @@ def arg_bounds(statement: str, entry_point: str, names: Optional[list[str]] = No
             if m:
                 lo, hi = _inclusive(*m.group(1, 2, 3, 4))
                 out[n] = out[n].merge(Bound(length_lo=lo, length_hi=hi))
+            m = re.search(rf"\b{re.escape(n)}\.length\s*==\s*(\d+)\b", t)  # "newInterval.length == 2"
+            if m:
+                out[n] = out[n].merge(Bound(length_lo=int(m.group(1)), length_hi=int(m.group(1))))
             # a value's bound, or every element's (LeetCode's ``-10^4 <= nums[i] <= 10^4``)
             m = re.search(rf"({_NUM})\s*(≤|<)\s*{re.escape(n)}(?:\[\s*\w+\s*\])*\s*(≤|<)\s*({_NUM})", t)
             if m:
@@ -265,12 +264,12 @@ def stated_thresholds(statement: str) -> tuple[list[int], list[int]]:
     values: set[int] = set()
     lengths: set[int] = set()
     for sent in _sentences(statement):
-        for m in _THRESHOLD.finditer(normalize(sent).replace("**", "^")):
+        t = normalize(sent)
+        for m in _THRESHOLD.finditer(t.replace("**", "^")):
             v = parse_number(m.group(1))
             if v is None or v != int(v) or abs(v) > 10**18:
                 continue
             (lengths if m.group(2) else values).add(int(v))
-        t = normalize(sent)
         for v in [m.group(1) for m in _THRESHOLD_AFTER.finditer(t)] + \
                 [g for m in _THRESHOLD_SPAN.finditer(t) for g in m.groups()]:
             x = parse_number(v)

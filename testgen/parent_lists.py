@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from .constraints import _NUM, indexed_name, normalize, parse_number
-from .structures import tree_edges
+from .structures import tree_parents
 
 
 @dataclass(frozen=True)
@@ -39,23 +39,10 @@ class IndexBound:
         return all(self.lo <= v <= self.top(k) for k, v in enumerate(values))
 
     def draw(self, n: int, shape: str, rng: random.Random) -> list[int]:
-        """``n`` values in the tree shape ``shape``."""
-        out = []
-        half = n // 2
-        for k in range(n):
-            top = self.top(k)
-            if shape == "path":
-                v = top
-            elif shape == "star":
-                v = self.lo
-            elif shape == "binary":
-                v = self.lo + k // 2
-            elif shape == "caterpillar":
-                v = top if k < half else rng.randint(self.lo, self.lo + half)
-            else:  # random: a parent just before, near, or anywhere before (as ``tree_edges``)
-                v = rng.randint(max(self.lo, top - rng.choice((0, 0, 5, n))), top)
-            out.append(min(top, max(self.lo, v)))
-        return out
+        """``n`` values in the tree shape ``shape`` (``structures.tree_parents``: node t of the
+        tree is label t + start - 2, its root start - 1), inside the bound."""
+        return [min(self.top(k), max(self.lo, p + self.start - 2))
+                for k, p in enumerate(tree_parents(n + 1, shape, rng))]
 
 
 def index_bound(statement: str, name: Optional[str], samples: list[list[int]]) -> Optional[IndexBound]:
@@ -84,22 +71,14 @@ class RootedParents:
     lo: int  # the least label
 
     def draw(self, n: int, shape: str, rng: random.Random) -> list[int]:
-        """The parents of nodes start..start+n-1 of a tree on lo..start+n-1 in shape ``shape``."""
-        root, nodes = self.start - 1, n + 1
-        adj: dict[int, list[int]] = {}
-        for a, b in tree_edges(nodes, shape, rng):
-            a, b = a - 1 + self.lo, b - 1 + self.lo
-            adj.setdefault(a, []).append(b)
-            adj.setdefault(b, []).append(a)
-        parent = {root: root}
-        todo = [root]
-        while todo:
-            v = todo.pop()
-            for w in adj.get(v, []):
-                if w not in parent:
-                    parent[w] = v
-                    todo.append(w)
-        return [parent[self.start + k] for k in range(n)]
+        """The parents of nodes start..start+n-1 of a tree on lo..start+n-1 in shape ``shape``
+        (``structures.tree_parents``), its nodes but the root labelled at random."""
+        root = self.start - 1
+        others = [v for v in range(self.lo, self.start + n) if v != root]
+        rng.shuffle(others)
+        label = [0, root] + others  # tree node t (from 1) is label[t]
+        parent_of = {label[t]: label[p] for t, p in enumerate(tree_parents(n + 1, shape, rng), 2)}
+        return [parent_of[self.start + k] for k in range(n)]
 
 
 def rooted_parents(statement: str, name: Optional[str], lo: int, samples: list[list[int]]) -> Optional[RootedParents]:

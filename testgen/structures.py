@@ -126,21 +126,26 @@ def detect(headers: list[list[str]], rows: list[list[list[str]]], row_kinds: tup
     return st
 
 
+def tree_parents(n: int, shape: str, rng: random.Random) -> list[int]:
+    """A tree on 1..n rooted at 1 as the parents of nodes 2..n, each an earlier node: random (a
+    parent just before, near, or anywhere before), path, star, caterpillar or binary."""
+    if shape == "path":
+        return [i - 1 for i in range(2, n + 1)]
+    if shape == "star":
+        return [1] * max(0, n - 1)
+    if shape == "caterpillar":
+        spine = max(1, n // 2)
+        return [i - 1 for i in range(2, spine + 1)] + [rng.randint(1, spine) for _ in range(spine + 1, n + 1)]
+    if shape == "binary":
+        return [i // 2 for i in range(2, n + 1)]
+    return [rng.randint(max(1, i - 1 - rng.choice((0, 0, 5, n))), i - 1) for i in range(2, n + 1)]
+
+
 def tree_edges(n: int, shape: str, rng: random.Random) -> list[tuple[int, int]]:
-    """n-1 edges over 1..n: random (random parent), path, star, caterpillar or binary."""
+    """n-1 edges over 1..n of a tree in ``shape`` (``tree_parents``), relabelled and shuffled."""
     if n <= 1:
         return []
-    if shape == "path":
-        edges = [(i, i + 1) for i in range(1, n)]
-    elif shape == "star":
-        edges = [(1, i) for i in range(2, n + 1)]
-    elif shape == "caterpillar":
-        spine = max(1, n // 2)
-        edges = [(i, i + 1) for i in range(1, spine)] + [(rng.randint(1, spine), i) for i in range(spine + 1, n + 1)]
-    elif shape == "binary":
-        edges = [(i // 2, i) for i in range(2, n + 1)]
-    else:
-        edges = [(rng.randint(max(1, i - 1 - rng.choice((0, 0, 5, n))), i - 1), i) for i in range(2, n + 1)]
+    edges = [(p, i) for i, p in enumerate(tree_parents(n, shape, rng), 2)]
     perm = list(range(1, n + 1))
     rng.shuffle(perm)
     out = []

@@ -8,6 +8,8 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
+from .templates import quoted_ranges
+
 # Sizes the generated values stay under, so one call cannot flood the harness.
 # Sizes for "max-size" inputs when the statement gives none. Kept small on purpose: a correct
 # solution may be recursive (CPython's recursion limit is 1000) or polynomially slower than the
@@ -94,8 +96,6 @@ class Hints:
 
     @classmethod
     def from_text(cls, text: str) -> "Hints":
-        from .templates import quoted_ranges
-
         t = text.lower()
         return cls(
             quoted_ranges=quoted_ranges(text),
