@@ -312,6 +312,10 @@ _ROWS_HEAD = re.compile(r"^\W*(?:(?:each|every|any) of the\s+|then\s+|the\s+)?(?
                         rf"(\$[^$]+\$|\w+{_OFF_BY})\s+(?:more\s+|further\s+|following\s+)?lines\b", re.I)
 _ROWS_COUNT = re.compile(rf"\$([^$]+)\$|(?!(?:one|two|three|four|five|six|ten)\b)([A-Za-z][A-Za-z0-9]{{0,2}}{_OFF_BY})",
                          re.I)
+# the name of a block's values per row, just before their kind: "lines, each with $m$ integers",
+# "lines contains m integers" (plain text), "each containing $w$ characters"
+_ROW_WIDTH = re.compile(r"\b(?:contains?|containing|with|has|of)\s+(?:exactly\s+)?(?:\$([A-Za-z][A-Za-z0-9_]?)\$"
+                        r"|(?!(?:an?|one|two|three|four|five|six)\b)([A-Za-z][A-Za-z0-9]?))\s+(?:\w+\s+)?$", re.I)
 _COUNT_OFFSET = re.compile(r"([A-Za-z][A-Za-z0-9_]*)([-−+])([12])")
 _NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _RANGE_START = re.compile(r"\\?\s*\(|\\l[te]|\\g[te]|[<>=≤≥]")
@@ -330,6 +334,8 @@ class InputLine:
     offset: int = 0  # "$n-1$ lines", "n − 1 integers": count n, offset -1
     # a list's literal length: "$d_1, \\ldots, d_7$" has 7 values, as a fixed line has
     size: Optional[int] = None
+    # a block's values per row, by name: "Each of the next $n$ lines contains $m$ integers" (a matrix)
+    width: Optional[str] = None
 
 
 def bare_name(name: str) -> str:
@@ -470,9 +476,13 @@ def input_lines(text: str) -> list[InputLine]:
         offset = 0
         if count and (off := _COUNT_OFFSET.fullmatch(count)):
             count, offset = off.group(1), int(off.group(3)) * (1 if off.group(2) == "+" else -1)
+        width = None
+        if rows and kw and (wm := _ROW_WIDTH.search(head[:kw.start()])):
+            width = bare_name(next(g for g in wm.groups() if g))
         fixed = _NUMBER_WORDS.get(many.group(1).lower()) if rows and many else None
         if fixed:  # "Two lines, each with one string": that many single lines, each with those names
             out += [InputLine(names=list(names), rows=False, listed=listed, count=None, size=size) for _ in range(fixed)]
             continue
-        out.append(InputLine(names=names, rows=rows, listed=listed, count=count, size=size, offset=offset))
+        out.append(InputLine(names=names, rows=rows, listed=listed, count=count, size=size, offset=offset,
+                             width=width))
     return out

@@ -43,6 +43,9 @@ _SAYS_VALUES = [
     re.compile(r"\b(are|be)\s+(pairwise\s+)?(distinct|unique)\b", re.I),
 ]
 
+# a list's values: "The second line contains n distinct integers p_1, ..., p_n"
+_SAYS_LIST = re.compile(r"\b(?:pairwise\s+)?distinct\s+(?:integers|numbers|values|elements)\b", re.I)
+
 MIN_POINT_COLUMNS = 2  # a point has two or more coordinates
 MIN_VALUE_ROWS = 3  # rows in one sample before "no value of this column repeats" is more than chance
 
@@ -101,6 +104,16 @@ def distinct_columns(kinds: Sequence[str], taken: set[int], blocks: list[list[li
     return DistinctRows()
 
 
+def distinct_list(lists: list[list[str]], statement: str) -> DistinctRows:
+    """A list layout's values (column 0 of its one-value rows), drawn distinct where the statement
+    says so ("n distinct integers", "all a_i are distinct") and no sample's list repeats a value,
+    one of them three values long or more. Under a header bound ("1 <= p_i <= n") n distinct
+    values are a permutation."""
+    if not lists or max(map(len, lists)) < MIN_VALUE_ROWS or any(len(set(v)) != len(v) for v in lists):
+        return DistinctRows()
+    return DistinctRows(values=[0]) if _SAYS_LIST.search(statement) or says_distinct_values(statement) else DistinctRows()
+
+
 def apply(rows: list[list[Any]], rule: DistinctRows, slots: Sequence[Any]) -> bool:
     """Make the rows distinct as ``rule`` says, in place (``slots``: the row's slots, for each
     column's range and decimals). False when the points cannot all be distinct (the range holds
@@ -115,6 +128,28 @@ def apply(rows: list[list[Any]], rule: DistinctRows, slots: Sequence[Any]) -> bo
 
 def _grid(sl: Any) -> tuple[float, float, int]:
     return float(sl.lo), float(sl.hi), int(sl.decimals) if sl.kind == "float" else 0
+
+
+TIGHT_RANGE = 4  # a range at most this many times the list's length is drawn from, not walked in
+
+
+def distinct_values(vals: list[int], grid: tuple[float, float, int], rng: Any) -> Optional[list[int]]:
+    """A list's int values made distinct within ``grid``'s range: in a tight range (a permutation
+    of 1..n, or near one) n values drawn from it at random and placed in the drawn values' order
+    (a sorted draw stays sorted); else each repeat moved to the nearest free value
+    (``make_distinct``, whose walks cross long runs of taken values in a tight range). None where
+    the range holds fewer values than the list."""
+    lo, hi = int(grid[0]), int(grid[1])
+    if hi - lo + 1 < len(vals):
+        return None
+    if hi - lo + 1 > TIGHT_RANGE * len(vals):
+        box = make_distinct([[v] for v in vals], [0], [grid])
+        return None if box is None else [r[0] for r in box]
+    picked = sorted(rng.sample(range(lo, hi + 1), len(vals)))
+    out = [0] * len(vals)
+    for j, v in zip(sorted(range(len(vals)), key=lambda j: vals[j]), picked):
+        out[j] = v
+    return out
 
 
 def make_distinct(rows: list[list[Any]], cols: list[int], grids: list[tuple[float, float, int]]

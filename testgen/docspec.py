@@ -90,7 +90,7 @@ def _inclusive(lo_text: str, lo_op: str, hi_op: str, hi_text: str) -> tuple[Opti
 # inclusive", "the scores are integers between 0 and 100", "month from 1 to 12", "day from 1 to
 # the number of days in that month" (an upper end not a number)
 _PROSE_RANGE = (r"\b{n}s?\b(?:\s+(?:is|are|will be|must be|lies|lie))?(?:\s+(?:an?|the|always))?"
-                r"(?:\s+(?:integer|number|value|whole number)s?)?\s+(between|from)\s+({num})\s+(and|to)\s+"
+                r"(?:\s+(?:integer|number|value|whole number)s?)?\s+(between|from)\s+({num})\s+(and|(?:up\s+)?to)\s+"
                 r"(?:({num})(?![\w.]*\w)|(?!{num}))(\s*\(?\s*(?:inclusive|exclusive))?")
 
 
@@ -98,13 +98,18 @@ _PROSE_RANGE = (r"\b{n}s?\b(?:\s+(?:is|are|will be|must be|lies|lie))?(?:\s+(?:a
 _PAREN_RANGE = (r"\b{n}s?\b(?:\s+[\w']+){{0,4}}?\s*\(\s*(?:an?\s+)?(?:integer|number|value|whole number)s?"
                 r"\s+(between|from)\s+({num})\s+(and|to)\s+(?:({num})(?![\w.]*\w)|(?!{num}))"
                 r"(\s*,?\s*(?:inclusive|exclusive))?")
+# or the parentheses hold only the ends, each perhaps with what it stands for: "a month number (1
+# for January up to 12 for December)", "a weekday (0 to 6)"
+_PAREN_ENDS = (r"\b{n}s?\b(?:\s+[\w']+){{0,4}}?\s*\(\s*(from)?\s*({num})(?:\s+for\s+[\w']+)?\s+((?:up\s+)?to|through)\s+"
+               r"({num})(?:\s+for\s+[\w']+)?()\s*\)")
 
 
 def _prose_range(t: str, n: str) -> Optional[Bound]:
     """``n``'s range where a sentence gives it in words right after the name (``_PROSE_RANGE``,
     ``_PAREN_RANGE``); "between" is inclusive unless the sentence says "exclusive"."""
     m = (re.search(_PROSE_RANGE.format(n=re.escape(n), num=_NUM), t, re.I)
-         or re.search(_PAREN_RANGE.format(n=re.escape(n), num=_NUM), t, re.I))
+         or re.search(_PAREN_RANGE.format(n=re.escape(n), num=_NUM), t, re.I)
+         or re.search(_PAREN_ENDS.format(n=re.escape(n), num=_NUM), t, re.I))
     if not m:
         return None
     lo = parse_number(m.group(2))

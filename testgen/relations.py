@@ -171,6 +171,9 @@ _CHAIN = re.compile(rf"({_NUMV})\s*(≤|<)\s*({_NMS})\s*(≤|<)\s*({_NM})(?![A-Z
 _UPPER = re.compile(rf"(?<![0-9_}}+\-*/^≤<]\s)(?<![A-Za-z0-9_}}+\-*/^≤<])({_NMS})\s*(≤|<)\s*({_NM})"
                     rf"(?![A-Za-z0-9_{{(^*+/\-]|\s*[*+/^\-(≤<]|\s*\\)")
 
+# "1 <= k <= min(n, m)", "$1 \le k \le \min\{n, m\}$": names bounded above by each of two names
+_MIN_OF = re.compile(rf"({_NUMV})\s*(≤|<)\s*({_NMS})\s*(≤|<)\s*\\?min\s*(?:\(|\\?\{{)\s*({_NM})\s*,\s*({_NM})\s*(?:\)|\\?\}})")
+
 
 # "1 <= |b_i| <= d_i": a value's magnitude bounded by another name (a signed choice, a step)
 _MAGNITUDE = re.compile(rf"({_NUMV})\s*(≤|<)\s*\|\s*({_NM})\s*\|\s*(≤|<)\s*({_NM})"
@@ -214,6 +217,10 @@ def stated_bounds(statement: str) -> list[StatedBound]:
         lo = int(m.group(1)) + (1 if m.group(2) == "<" else 0)
         for nm in re.split(r"\s*,\s*", m.group(3)):
             out.append(StatedBound(_bare(nm), lo, _bare(m.group(5)), 1 if m.group(4) == "<" else 0))
+    for m in _MIN_OF.finditer(t):
+        lo = int(m.group(1)) + (1 if m.group(2) == "<" else 0)
+        for nm in re.split(r"\s*,\s*", m.group(3)):
+            out += [StatedBound(_bare(nm), lo, _bare(m.group(g)), 1 if m.group(4) == "<" else 0) for g in (5, 6)]
     for m in _MAGNITUDE.finditer(t):
         lo = max(0, int(m.group(1)) + (1 if m.group(2) == "<" else 0))
         out.append(StatedBound(_bare(m.group(3)), lo, _bare(m.group(5)), 1 if m.group(4) == "<" else 0, True))
@@ -365,7 +372,8 @@ def infer_fixed_bounds(statement: str, names: dict[Pos, str], samples: list[list
             continue
         at = [p for p, nm in names.items() if same(sb.name, nm)]
         up = [p for p, nm in names.items() if _bare(nm) == sb.upper]
-        if len(at) != 1 or len(up) != 1 or at[0] == up[0] or any(b.at == at[0] for b in out):
+        # one bound per pair (a value under min(n, m) has two)
+        if len(at) != 1 or len(up) != 1 or at[0] == up[0] or any((b.at, b.upper) == (at[0], up[0]) for b in out):
             continue
         (li, j), (lk, k) = at[0], up[0]
         try:

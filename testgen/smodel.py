@@ -38,7 +38,7 @@ from typing import Optional
 from .brackets import balanced_pairs
 from .cases import Cases, fit_cases, infer_cases
 from .constraints import InputLine, alphabet_hint, extract, input_lines, once_chars, says_no_input, text_total
-from .distinct_rows import DistinctRows, distinct_columns, ruled_columns
+from .distinct_rows import DistinctRows, distinct_columns, distinct_list, ruled_columns
 from .input_caps import MAX_WORD_LEN
 from .lines import says_no_three_collinear
 from .ordered_columns import ordered_columns
@@ -82,7 +82,8 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
     # values are mapped under that value (``relations.py``)
     fixed_bounds: list[FixedBound] = field(default_factory=list)
     # counted / repeat: the row columns of a point that never coincides with another, or single
-    # columns whose values never repeat, as the statement says and every sample agrees
+    # columns whose values never repeat, as the statement says and every sample agrees; list: its
+    # values (column 0), the same way (``distinct_list``)
     # (``distinct_rows.py``): drawn distinct
     distinct: DistinctRows = field(default_factory=DistinctRows)
     # counted / repeat: the distinct point is two integer columns (a point of the plane) and the
@@ -107,8 +108,9 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
             raise ValueError("no sample inputs to infer an input model from")
         if all(not any(t) for t in toks):
             return cls(shape="empty", seeds=toks)
-        m = (try_fixed(toks) or try_counted(toks) or try_list(toks) or infer_cases(toks, statement)
-             or try_repeat(toks) or cls(shape="tokens"))
+        desc = input_lines(statement)
+        m = (try_matrix(toks, desc) or try_fixed(toks) or try_counted(toks) or try_list(toks)
+             or infer_cases(toks, statement) or try_repeat(toks) or cls(shape="tokens"))
         if m.shape in ("fixed", "repeat", "tokens"):
             # several sections: taken over fixed/repeat when the statement lists them, and where
             # nothing else fits when the samples read only one way (sections.py)
@@ -126,8 +128,7 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
         if m.shape == "cases":
             fit_cases(m, ranges, alpha, statement)
             return m
-        desc = input_lines(statement)
-        if m.shape == "counted":
+        if m.shape == "counted" and not m.structure.matrix:
             m.count_at = stated_count_at(m, toks, desc)
             m.structure = detect([t[0] for t in toks], [t[1:] for t in toks], tuple(sl.kind for sl in m.row),
                                  statement, m.count_at)
@@ -141,7 +142,8 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
                     sl.max_len = min(total, MAX_WORD_LEN)
         if m.structure.width_of is not None:
             m.structure.max_cells = m._grid_cells(statement)
-            m.structure.once = grid_once(toks, m.row[0].alphabet, once_chars(statement))
+            if not m.structure.matrix:
+                m.structure.once = grid_once(toks, m.row[0].alphabet, once_chars(statement))
         if m.shape in ("counted", "repeat") and not m.structure.labels and m.structure.width_of is None:
             m.ordered = ordered_columns(m, statement)
         for sl in m._all_slots():
@@ -162,6 +164,8 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
             m._bind_heads(toks, statement)
         if m.shape in ("counted", "list"):
             m._bind_fixed(toks, statement, ranges, header_only=True)
+        if m.shape == "list" and m.elem is not None and m.elem.kind == "int":
+            m.distinct = distinct_list([t[1] for t in toks if len(t) > 1], statement)
         if m.shape in ("counted", "repeat") and m.structure.width_of is None:
             start = 1 if m.shape == "counted" else 0
             m.relations = infer_relations([t[start:] for t in toks], [sl.kind for sl in m.row],
@@ -183,6 +187,32 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
 
 # The layouts ``infer`` tries in turn (``cases.py`` tries them for one test case): each returns a
 # model of its shape with the samples' slots when every sample reads that way, else None.
+
+
+def try_matrix(toks: list[list[list[str]]], desc: list[InputLine]) -> Optional[StdioModel]:
+    """A header line, then as many rows as one header value of as many numbers as another, as the
+    statement says ("Each of the next $n$ lines contains $m$ integers") and every sample shows: a
+    matrix. Read as rows of a fixed width, a one-sample matrix kept its sample's width whatever
+    its drawn m said."""
+    head = desc[0] if desc and not desc[0].rows and not desc[0].listed else None
+    blocks = [d for d in desc if d.rows]
+    if head is None or len(blocks) != 1 or len(desc) != 2 or blocks[0].offset:
+        return None
+    block = blocks[0]
+    if block.count not in head.names or block.width not in head.names \
+            or any(len(t[0]) != len(head.names) or len(t) < 2 for t in toks):
+        return None
+    k, j = head.names.index(block.count), head.names.index(block.width)
+    if not counts_rows(toks, k, 0) or any(token_kind(t[0][j]) != "int" or any(len(r) != int(t[0][j]) for r in t[1:])
+                                          for t in toks):
+        return None
+    cells = [[c] for t in toks for r in t[1:] for c in r]
+    if len({token_kind(c[0]) for c in cells}) != 1 or token_kind(cells[0][0]) not in ("int", "float"):
+        return None
+    m = StdioModel(shape="counted", lines=[slots_from_rows([t[0] for t in toks])], count_at=k,
+                   row=slots_from_rows(cells))
+    m.structure = Structure(width_of=j, matrix=True)
+    return m
 
 
 def try_fixed(toks: list[list[list[str]]]) -> Optional[StdioModel]:

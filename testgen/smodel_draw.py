@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from .cases import draw_cases, mutate_cases
 from .corners import corner_rows
-from .distinct_rows import apply as apply_distinct
+from .distinct_rows import apply as apply_distinct, distinct_values
 from .input_caps import caps
 from .lines import line_plan, put_on_lines
 from .relations import apply_fixed_bounds, bound_column, fit_length
@@ -188,11 +188,15 @@ class Drawing:
         else:  # list
             assert self.elem is not None
             vals = [self._value(self.elem, kind, rng, i, j) for j in range(n)]
-            if head_vals is not None:
+            if head_vals is not None or self.distinct:
                 box = [[v] for v in vals]
-                if not self._cap_rows(box, head_vals):
+                if head_vals is not None and not self._cap_rows(box, head_vals):
                     return None
                 vals = [r[0] for r in box]
+                if self.distinct:
+                    vals = distinct_values(vals, self._elem_grid(head_vals), rng)
+                    if vals is None:
+                        return None  # fewer values in the range than the list is long
             order = row_order(kind, i)
             if order:
                 vals.sort(reverse=order == "descending")
@@ -246,12 +250,15 @@ class Drawing:
             cslot = head_slots[self.count_at]
             if kind == "stress":  # as many cells as allowed: square, wide or tall (``shapes.GRID_PLAN``)
                 limit = caps()
-                cells = min(st.max_cells or limit.grid_cells, limit.grid_cells)
+                most = limit.tokens if st.matrix else limit.grid_cells  # a matrix's cells are tokens
+                cells = min(st.max_cells or most, most)
                 rows_max, width = grid_size(i, cells, (int(cslot.lo), int(cslot.hi)), (int(wslot.lo), int(wslot.hi)),
                                             limit.tokens)
                 n_rows = min(n_rows, rows_max)  # a count fixed by the caller (a test case's share) stays a cap
                 head[self.count_at] = n_rows - self.count_offset
             width = max(int(wslot.lo), min(int(wslot.hi), width))
+            if st.matrix and n_rows * width > caps().tokens:  # a matrix drawn from its ranges: within the caps
+                width = max(int(wslot.lo), caps().tokens // max(1, n_rows))
             if st.max_cells is not None and n_rows * width > st.max_cells:  # the stated h * w bound
                 width = st.max_cells // max(1, n_rows)
                 if width < wslot.lo:
@@ -261,7 +268,9 @@ class Drawing:
             return None  # a header value bounded by another, e.g. a start node by the node count
         rows: list[list[Any]] = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)]
                                  for _ in range(n_rows)]
-        if width is not None:
+        if width is not None and st.matrix:  # the one row slot's values, width of them a row
+            rows = [[self._value(self.row[0], kind, rng, i, j) for j in range(width)] for _ in range(n_rows)]
+        elif width is not None:
             cell = self.row[0]
             special = kind == "special" and i % 2 == 0
             fill = rng.choice(cell.alphabet)
@@ -309,7 +318,10 @@ class Drawing:
         if not self._distinct(rows):
             return None
         lines = [[sl.fmt(v) for sl, v in zip(head_slots, head)]]
-        lines += [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
+        if st.matrix:
+            lines += [[self.row[0].fmt(v) for v in r] for r in rows]
+        else:
+            lines += [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
         return self._render(lines)
 
     def _within_text_total(self, rows: list[list[Any]]) -> list[list[Any]]:
@@ -345,6 +357,14 @@ class Drawing:
             n = max(int(num.lo), word.min_len, min(n, int(num.hi), word.max_len))
             vals[lk][k] = n
             vals[li][j] = fit_length(str(vals[li][j]), n)
+
+    def _elem_grid(self, head: Optional[list[Any]]) -> tuple[float, float, int]:
+        """A list's elements' range, under the header value that bounds them: (lo, hi, decimals)."""
+        assert self.elem is not None
+        hi = int(self.elem.hi)
+        for b in self.head_bounds if head is not None else ():
+            hi = min(hi, int(head[b.head]) - b.strict)  # type: ignore[index]
+        return float(self.elem.lo), float(hi), 0
 
     def _cap_rows(self, rows: list[list[Any]], head: list[Any]) -> bool:
         """Map each bounded column's values into [lo, its header value]; False when none fits."""

@@ -74,7 +74,11 @@ class SampleMutation:
         if self.shape == "list" and self.elem is not None and len(seed) > 1:
             vals = [parse_token(x, self.elem.kind) for x in seed[1]]
             op = rng.randrange(3)
-            if op == 0 and len(vals) > self.count_lo:
+            if self.distinct:  # distinct values (a permutation): reordered only
+                if len(vals) >= 2:
+                    a, b = rng.sample(range(len(vals)), 2)
+                    vals[a], vals[b] = vals[b], vals[a]
+            elif op == 0 and len(vals) > self.count_lo:
                 del vals[rng.randrange(len(vals))]
             elif op == 1 and len(vals) < self.count_hi:
                 vals.insert(rng.randrange(len(vals) + 1), self.elem.draw(rng))
@@ -82,11 +86,11 @@ class SampleMutation:
                 for j in range(len(vals)):
                     if rng.random() < 0.3:
                         vals[j] = self.elem.mutate(vals[j], rng)
-            for b in self.head_bounds:  # within the header value that bounds them
-                cap = int(seed[0][b.head]) - b.strict
-                vals = [min(v, cap) for v in vals]
             assert self.count_at is not None
             seed[0][self.count_at] = str(len(vals))
+            for b in self.head_bounds:  # within the header value that bounds them (the new count, if it is)
+                cap = int(seed[0][b.head]) - b.strict
+                vals = [min(v, cap) for v in vals]
             if self.fixed_bounds and not self._clamp_header(seed[0]):
                 return None
             seed[1] = [self.elem.fmt(v) for v in vals]

@@ -45,6 +45,10 @@ class Structure:
     width_of: Optional[int] = None  # grid: header column holding each row's length
     max_cells: Optional[int] = None  # grid: the statement's bound on rows x width ("h * w <= 10^5")
     once: str = ""  # grid: cells the statement says appear exactly once ("'S' appears ... exactly once")
+    acyclic: bool = False  # graph: directed without a cycle, as the statement says and every sample is
+    # grid: each row is width_of values of the one row slot ("n lines, each with m integers"), not a
+    # word of that length
+    matrix: bool = False
 
     @property
     def node_col(self) -> Optional[int]:
@@ -123,7 +127,59 @@ def detect(headers: list[list[str]], rows: list[list[list[str]]], row_kinds: tup
             st.graph = "tree"
         elif st.simple or st.connected or re.search(r"\b(?:graph|roads?|edges?|vert(?:ex|ices)|nodes?)\b", words):
             st.graph = "graph"  # parallel edges in a sample, not connected: a graph still, if it says so
+        st.acyclic = st.graph == "graph" and bool(_SAYS_ACYCLIC.search(statement)) and \
+            all(_acyclic(n, es) for n, es in edge_sets)
     return st
+
+
+# "It is guaranteed that the slopes do not form a directed cycle", "a directed acyclic graph (DAG)"
+_SAYS_ACYCLIC = re.compile(r"\bacyclic\b|\bDAG\b|\b(?:do|does|will)\s+not\s+(?:form|contain|have)\s+(?:a|any)\s+"
+                           r"(?:directed\s+)?cycles?\b|\bno\s+directed\s+cycles?\b")
+
+
+def _acyclic(n: int, edges: list[tuple[int, int]]) -> bool:
+    """Do these edges, each read u -> v, form no directed cycle (Kahn's algorithm)?"""
+    out: dict[int, list[int]] = {}
+    indeg = [0] * (n + 2)
+    for u, v in edges:
+        if not (1 <= u <= n and 1 <= v <= n):
+            return False
+        out.setdefault(u, []).append(v)
+        indeg[v] += 1
+    ready = [x for x in range(1, n + 1) if indeg[x] == 0]
+    done = 0
+    while ready:
+        x = ready.pop()
+        done += 1
+        for y in out.get(x, []):
+            indeg[y] -= 1
+            if indeg[y] == 0:
+                ready.append(y)
+    return done == n
+
+
+def orient_acyclic(n: int, edges: list[tuple[int, int]], rng: random.Random, from_first: bool
+                   ) -> list[tuple[int, int]]:
+    """The edges directed without a cycle, along a random order of the nodes; with ``from_first``,
+    away from node 1, by the distance from it (ties, and nodes it does not reach, in a random
+    order). A layered graph so becomes a DAG with exponentially many routes from 1 outwards (what
+    a search that walks every route is slow on); a random order leaves sources besides 1 (what a
+    topological order begun at node 1 alone misses)."""
+    adj: dict[int, list[int]] = {}
+    for u, v in edges:
+        adj.setdefault(u, []).append(v)
+        adj.setdefault(v, []).append(u)
+    dist = {1: 0}
+    queue = [1]
+    for x in queue:
+        for y in adj.get(x, []):
+            if y not in dist:
+                dist[y] = dist[x] + 1
+                queue.append(y)
+    tie = list(range(n + 1))
+    rng.shuffle(tie)
+    rank = {x: (dist.get(x, n + 1) if from_first else 0, tie[x]) for x in range(1, n + 1)}
+    return [(u, v) if rank[u] < rank[v] else (v, u) for u, v in edges]
 
 
 def tree_parents(n: int, shape: str, rng: random.Random) -> list[int]:
@@ -230,7 +286,7 @@ def graph_edges(n: int, m: int, st: Structure, rng: random.Random, shape: str = 
     if len(edges) < m:
         return None
     rng.shuffle(edges)
-    return edges[:m]
+    return orient_acyclic(n, edges[:m], rng, from_first=shape == "layers") if st.acyclic else edges[:m]
 
 
 def place_once(rows: list[str], once: str, others: str, rng: random.Random) -> Optional[list[str]]:

@@ -31,7 +31,7 @@ from testgen.docspec import arg_bounds
 from testgen.generators import Budget, generate
 from testgen.inputs.guarantees import promises_validity
 from testgen.inputs import FunctionModel
-from testgen.inputs.templates import Template, quoted_ranges
+from testgen.inputs.templates import Digits, Template, quoted_ranges
 from testgen.problem import load_problem
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -71,16 +71,17 @@ def test_a_range_in_parentheses_a_few_words_after_the_name_bounds_it():
 
 def test_strings_of_one_shape_keep_it_inside_the_quoted_range_or_the_seeds():
     stated = Template.infer(["09:15", "23:30", "12:00"], quoted_ranges("from '00:00' to '23:59'"))
-    assert stated is not None and stated.pieces == [(2, 0, 23), ":", (2, 0, 59)]
+    assert stated is not None and stated.pieces == [Digits(2, 0, 23), ":", Digits(2, 0, 59)]
     rng = random.Random(0)
     values = [stated.random(rng) for _ in range(300)] + stated.boundary() + \
         [stated.mutate("23:59", rng) for _ in range(50)]
     assert {"00:00", "23:59"} <= set(values) and all(stated.accepts(v) for v in values)
     assert all(len(v) == 5 and v[2] == ":" and int(v[:2]) <= 23 and int(v[3:]) <= 59 for v in values)
     unstated = Template.infer(["2024-03-01", "1999-12-31"])  # no range stated: the seeds' largest
-    assert unstated is not None and unstated.pieces == [(4, 1, 2024), "-", (2, 1, 12), "-", (2, 1, 31)]
-    assert Template.infer(["9:15", "10:30"]) is None  # two shapes
+    assert unstated is not None and unstated.pieces == [Digits(4, 1, 2024), "-", Digits(2, 1, 12), "-", Digits(2, 1, 31)]
     assert Template.infer(["123", "456"]) is None  # numbers, not a shape of pieces
+    assert Template.infer(["abc1", "xy2"]) is None  # no separator the same in all: free text
+    assert Template.infer(["9:15", "10:3 0"]) is None  # pieces that alternate otherwise
     task = _task("intro_tasks_r9.jsonl", "r9i/minutes_between")
     for args in _drawn(task, _model(task)):
         assert all(stated.accepts(a) for a in args), args

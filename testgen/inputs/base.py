@@ -89,6 +89,9 @@ class Hints:
     # "prime", "divisor", "factors", "divisible", "gcd": a number's divisors decide the answer, so a large
     # prime is its worst case (trial division up to n instead of its square root)
     divisibility: bool = False
+    # the numbers a statement says a value may be divisible by ("divisible by 4 ... by 100 ... by 400",
+    # "a multiple of 3 or 5"): their multiples are boundary values, where the answer turns
+    divisors: tuple[int, ...] = ()
     # characters the statement allows that examples seldom show: "printable ASCII characters",
     # "(spaces and punctuation allowed)", "may contain spaces"
     stated_chars: str = ""
@@ -109,10 +112,13 @@ class Hints:
                                        r"(the )?case|whatever (?:their|its|the) case|capital", t)),
             divisibility=bool(re.search(r"\bprimes?\b|\bdivisors?\b|\bdivisible\b|\bdivides\b|\bfactors?\b|factori[sz]"
                                         r"|\bgcd\b|co-?prime", t)),
+            divisors=tuple(dict.fromkeys(int(d) for m in _DIVISIBLE_BY.finditer(t) for d in re.findall(r"\d+", m.group(1))
+                                         if int(d) >= 2)),
             stated_chars=stated_chars(t),
         )
 
 
+_DIVISIBLE_BY = re.compile(r"\b(?:divisible|multiples?)\s+(?:evenly\s+)?(?:by|of)\s+(\d+(?:\s*(?:,|,?\s*(?:and|or))\s*\d+)*)\b")
 _ALLOWED = r"(?:allowed|permitted|included|(?:may|can|might)\s+(?:also\s+)?(?:contain|include|appear|occur|have|be))"
 
 

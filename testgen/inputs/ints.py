@@ -18,6 +18,7 @@ class IntSpec(Spec):
     lo_stated: bool = False  # lo comes from the statement ("positive", 1 <= n): widen stays above it
     divisibility: bool = False  # the statement speaks of primes, divisors or factors (``Hints.divisibility``)
     thresholds: list[int] = field(default_factory=list)  # numbers the statement compares with ("at least 90")
+    multiples_of: tuple[int, ...] = ()  # numbers the statement says it may be divisible by (``Hints.divisors``)
 
     @classmethod
     def infer(cls, values: list[int], hints: Hints) -> "IntSpec":
@@ -39,7 +40,8 @@ class IntSpec(Spec):
         if omax < 0:
             hi = 0 if omin < 0 else hi
         return cls(lo=lo, hi=max(hi, lo + 1), obs=sorted(set(values)),
-                   lo_stated=hints.positive or hints.non_negative, divisibility=hints.divisibility)
+                   lo_stated=hints.positive or hints.non_negative, divisibility=hints.divisibility,
+                   multiples_of=hints.divisors)
 
     def clamp(self, v: int) -> int:
         return max(self.lo, min(self.hi, v))
@@ -60,6 +62,8 @@ class IntSpec(Spec):
     def boundary(self) -> list[Any]:
         out = [self.lo, self.lo + 1, self.hi, self.hi - 1, 0, 1, -1, 2]
         out += [t + d for t in self.thresholds for d in (0, -1, 1)]
+        for d in self.multiples_of:  # the first and the last multiple the domain holds (4, 9996; 400, 9600)
+            out += [max(d, -(-self.lo // d) * d), self.hi // d * d]
         return [v for v in dict.fromkeys(out) if self.lo <= v <= self.hi]
 
     def special(self, rng: Random) -> list[Any]:

@@ -17,6 +17,7 @@ from .lists import ListSpec
 from .records import RecordSpec, looks_like_record
 from .strings import StrSpec
 from .relations import Invariants
+from .size_bounds import SizeBounds
 
 
 @dataclass
@@ -75,6 +76,7 @@ class FunctionModel:
         invariants = Invariants.mine(same, arity, statement, trees, stated,
                                      {names.index(a): fs for a, fs in named.items()})
         invariants.fields = fields
+        invariants.sizes = SizeBounds.mine(statement, names[:arity], same, specs) if len(names) >= arity else SizeBounds()
         seeded = {i: [s[i] for s in same] for i, sp in enumerate(specs) if _free_text(sp)} \
             if promises_validity(statement) else {}
         return cls(arity=arity, specs=specs, seeds=[list(s) for s in seeds], invariants=invariants, hints=hints,
@@ -100,6 +102,8 @@ class FunctionModel:
         if not all(self.specs[i].accepts(args[i]) for i, j in self.invariants.index_of if j in trees):
             return False  # "1 <= k <= n": an index cut to a tree's node count below its minimum
         if self.invariants.fields and not self.invariants.fields.holds(args):
+            return False
+        if self.invariants.sizes and not self.invariants.sizes.holds(args):
             return False
         return not g or (g.holds(args) and all(self.specs[j].accepts(args[j]) for _, j in g.one_pair_sum))
 

@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..distinct_rows import says_distinct_values
 from .fields import FieldRules
+from .size_bounds import SizeBounds
 from .guarantees import Guarantees, Promised, hashable, observations, tree_size
 
 
@@ -29,7 +30,11 @@ class Invariants:
     * ``rectangular``: lists of rows (lists or strings) whose rows all have one length in every
       seed, two or more of them with several rows, where the statement speaks of a matrix or a
       grid ("m x n", "grid[i].length", "all rows have the same length");
+    * ``square``: those of them with as many rows as each row is long in every seed, where the
+      statement says so ("a square grid", "n x n"): drawn square;
     * ``fields``: what the statement says of a record's fields it names (``fields.py``);
+    * ``sizes``: an int bounded by another argument's length or number of distinct values, as the
+      statement says (``size_bounds.py``);
     * ``guarantees``: shapes of a list's values that a statement promises ("the majority element
       always exists", "exactly one solution"), and ``promised``: what every int list of the seeds
       shows when the statement promises the input more than the model reads (``guarantees.py``)."""
@@ -42,7 +47,9 @@ class Invariants:
     guarantees: Guarantees = field(default_factory=Guarantees)
     trees: list[int] = field(default_factory=list)  # TreeNode arguments, as level-order lists
     rectangular: list[int] = field(default_factory=list)
+    square: list[int] = field(default_factory=list)
     fields: FieldRules = field(default_factory=FieldRules)
+    sizes: SizeBounds = field(default_factory=SizeBounds)
     promised: Promised = field(default_factory=Promised)
 
     @classmethod
@@ -60,6 +67,7 @@ class Invariants:
         says_unique = (bool(re.search(r"\bunique\b|\bdistinct\b|duplicate|\bno\b[^.;]*\brepeated\b", words))
                        or says_distinct_values(given))
         says_rectangular = bool(re.search(RECTANGULAR_WORDS, statement, re.I))
+        says_square = bool(re.search(SQUARE_WORDS, statement, re.I))
         if len(seeds) < 2:
             return inv
         inv.guarantees = Guarantees.mine(seeds, arity, statement, trees)
@@ -88,6 +96,8 @@ class Invariants:
                 continue
             if says_rectangular and _rectangular(lists):
                 inv.rectangular.append(i)
+                if says_square and all(len(r) == len(v) for v in lists for r in v):
+                    inv.square.append(i)
             longish = [v for v in lists if len(v) >= 3]
             if _distinct_beyond_chance([[hashable(x) for x in v] for v in lists], says_unique):
                 inv.distinct_args.append(i)
@@ -111,6 +121,7 @@ class Invariants:
     def enforce(self, args: list[Any], rng: Random) -> list[Any]:
         args = self.guarantees.repair(args, rng) if self.guarantees else list(args)
         args = self.fields.repair(args, rng) if self.fields else args
+        args = self.sizes.repair(args) if self.sizes else args
         for g in self.same_len:
             if not all(isinstance(args[i], (str, list)) for i in g):
                 continue
@@ -127,6 +138,11 @@ class Invariants:
                     n = min(lens) if rng.random() < 0.5 and min(lens) else max(lens)
                     longest = rows[lens.index(max(lens))]
                     args[i] = [_resized(r, n, longest) for r in rows]
+        for i in self.square:
+            rows = args[i]
+            if isinstance(rows, list) and rows and all(isinstance(r, (str, list)) for r in rows):
+                n = len(rows[0]) if rng.random() < 0.5 and rows[0] else len(rows)
+                args[i] = [_resized(r, n, rows[0]) for r in _resized(rows, n, rows)]
         for i in self.distinct_args:
             if isinstance(args[i], list):
                 args[i] = _first_of_each(args[i], hashable)
@@ -166,6 +182,7 @@ def _sorted_beyond_chance(lists: list[list[Any]]) -> bool:
 
 
 RECTANGULAR_WORDS = r"\bmatrix\b|\bgrid\b|same length|\bm\s*[x×*]\s*n\b|rectangular|\w\[i\]\.length"
+SQUARE_WORDS = r"\bsquare\s+(?:grid|matrix|board|table|array)|\b([a-z])\s*(?:[x×*]|by)\s*\1\b"
 
 
 def _rectangular(lists: list[list[Any]]) -> bool:
