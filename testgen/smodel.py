@@ -83,8 +83,7 @@ class StdioModel(StatementFit, Drawing, SampleMutation):
     fixed_bounds: list[FixedBound] = field(default_factory=list)
     # counted / repeat: the row columns of a point that never coincides with another, or single
     # columns whose values never repeat, as the statement says and every sample agrees; list: its
-    # values (column 0), the same way (``distinct_list``)
-    # (``distinct_rows.py``): drawn distinct
+    # values (column 0), the same way (``distinct_rows.py``): drawn distinct
     distinct: DistinctRows = field(default_factory=DistinctRows)
     # counted / repeat: the distinct point is two integer columns (a point of the plane) and the
     # statement allows three on a line: the ``structured`` family puts the points on a few lines

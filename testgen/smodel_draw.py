@@ -117,8 +117,13 @@ class Drawing:
             return int(sl.hi) if sl.kind == "int" else sl.hi
         return self._value(sl, kind, rng, i, j)
 
+    def _column_slot(self, c: int) -> Slot:
+        """Row column ``c``'s slot; a list's elements' for a ``list`` layout (its one column)."""
+        return self.elem if self.shape == "list" and self.elem is not None else self.row[c]
+
     def _row_bound(self, c: int, head: Optional[list[Any]] = None) -> tuple[int, int]:
-        lo, hi = int(self.row[c].lo), int(self.row[c].hi)
+        sl = self._column_slot(c)
+        lo, hi = int(sl.lo), int(sl.hi)
         for b in self.head_bounds if head is not None else ():
             if b.col == c:
                 hi = min(hi, int(head[b.head]) - b.strict)  # type: ignore[index]
@@ -194,7 +199,7 @@ class Drawing:
                     return None
                 vals = [r[0] for r in box]
                 if self.distinct:
-                    vals = distinct_values(vals, self._elem_grid(head_vals), rng)
+                    vals = distinct_values(vals, (*self._row_bound(0, head_vals), 0), rng)
                     if vals is None:
                         return None  # fewer values in the range than the list is long
             order = row_order(kind, i)
@@ -266,11 +271,10 @@ class Drawing:
             head[st.width_of] = width
         if not apply_fixed_bounds([head], self.fixed_bounds, self._fixed_span):
             return None  # a header value bounded by another, e.g. a start node by the node count
-        rows: list[list[Any]] = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(self.row)]
+        slots = [self.row[0]] * width if width is not None and st.matrix else self.row  # a matrix: width cells a row
+        rows: list[list[Any]] = [[self._value(sl, kind, rng, i, j) for j, sl in enumerate(slots)]
                                  for _ in range(n_rows)]
-        if width is not None and st.matrix:  # the one row slot's values, width of them a row
-            rows = [[self._value(self.row[0], kind, rng, i, j) for j in range(width)] for _ in range(n_rows)]
-        elif width is not None:
+        if width is not None and not st.matrix:
             cell = self.row[0]
             special = kind == "special" and i % 2 == 0
             fill = rng.choice(cell.alphabet)
@@ -318,10 +322,7 @@ class Drawing:
         if not self._distinct(rows):
             return None
         lines = [[sl.fmt(v) for sl, v in zip(head_slots, head)]]
-        if st.matrix:
-            lines += [[self.row[0].fmt(v) for v in r] for r in rows]
-        else:
-            lines += [[sl.fmt(v) for sl, v in zip(self.row, r)] for r in rows]
+        lines += [[sl.fmt(v) for sl, v in zip(slots, r)] for r in rows]
         return self._render(lines)
 
     def _within_text_total(self, rows: list[list[Any]]) -> list[list[Any]]:
@@ -358,18 +359,10 @@ class Drawing:
             vals[lk][k] = n
             vals[li][j] = fit_length(str(vals[li][j]), n)
 
-    def _elem_grid(self, head: Optional[list[Any]]) -> tuple[float, float, int]:
-        """A list's elements' range, under the header value that bounds them: (lo, hi, decimals)."""
-        assert self.elem is not None
-        hi = int(self.elem.hi)
-        for b in self.head_bounds if head is not None else ():
-            hi = min(hi, int(head[b.head]) - b.strict)  # type: ignore[index]
-        return float(self.elem.lo), float(hi), 0
-
     def _cap_rows(self, rows: list[list[Any]], head: list[Any]) -> bool:
         """Map each bounded column's values into [lo, its header value]; False when none fits."""
         for b in self.head_bounds:
-            sl = self.elem if self.shape == "list" and self.elem is not None else self.row[b.col]
+            sl = self._column_slot(b.col)
             col = [r[b.col] for r in rows]
             capped = bound_column(col, b, int(sl.lo), int(sl.hi), int(head[b.head]) - b.strict)
             if capped is None:

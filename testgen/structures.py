@@ -17,6 +17,7 @@ comes in through the slots' ranges (``constraints.py``) and the input validators
 
 from __future__ import annotations
 
+import graphlib
 import random
 import re
 from dataclasses import dataclass, field
@@ -138,24 +139,17 @@ _SAYS_ACYCLIC = re.compile(r"\bacyclic\b|\bDAG\b|\b(?:do|does|will)\s+not\s+(?:f
 
 
 def _acyclic(n: int, edges: list[tuple[int, int]]) -> bool:
-    """Do these edges, each read u -> v, form no directed cycle (Kahn's algorithm)?"""
-    out: dict[int, list[int]] = {}
-    indeg = [0] * (n + 2)
+    """Do these edges over 1..n, each read u -> v, form no directed cycle?"""
+    if any(not (1 <= u <= n and 1 <= v <= n) for u, v in edges):
+        return False
+    order = graphlib.TopologicalSorter({v: set() for v in range(1, n + 1)})
     for u, v in edges:
-        if not (1 <= u <= n and 1 <= v <= n):
-            return False
-        out.setdefault(u, []).append(v)
-        indeg[v] += 1
-    ready = [x for x in range(1, n + 1) if indeg[x] == 0]
-    done = 0
-    while ready:
-        x = ready.pop()
-        done += 1
-        for y in out.get(x, []):
-            indeg[y] -= 1
-            if indeg[y] == 0:
-                ready.append(y)
-    return done == n
+        order.add(v, u)
+    try:
+        order.prepare()
+    except graphlib.CycleError:
+        return False
+    return True
 
 
 def orient_acyclic(n: int, edges: list[tuple[int, int]], rng: random.Random, from_first: bool

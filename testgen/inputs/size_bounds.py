@@ -19,6 +19,7 @@ from typing import Any
 
 from ..constraints import normalize
 from .base import Spec
+from .guarantees import hashable
 from .ints import IntSpec
 
 _DISTINCT_RANGE = (r"\b{k}\s+is\s+in\s+the\s+range\s+\[\s*(\d+)\s*,\s*the\s+number\s+of\s+(?:unique|distinct)\s+"
@@ -54,7 +55,7 @@ class SizeBounds:
                 if m and all(s[i] >= len(s[j]) + gap for s in seeds):
                     out.at_least_len.append((i, j, gap))
             m = re.search(_DISTINCT_RANGE.format(k=k), text, re.I)
-            if m and len(lists) == 1 and all(int(m.group(1)) <= s[i] <= len(set(map(repr, s[lists[0]]))) for s in seeds):
+            if m and len(lists) == 1 and all(int(m.group(1)) <= s[i] <= _distinct(s[lists[0]]) for s in seeds):
                 out.at_most_distinct.append((i, lists[0], int(m.group(1))))
                 spec = specs[i]
                 if isinstance(spec, IntSpec):
@@ -68,10 +69,13 @@ class SizeBounds:
                 args[i] = max(args[i], len(args[j]) + gap)
         for i, j, lo in self.at_most_distinct:
             if isinstance(args[i], int) and isinstance(args[j], list):
-                args[i] = max(lo, min(args[i], len(set(map(repr, args[j])))))
+                args[i] = max(lo, min(args[i], _distinct(args[j])))
         return args
 
     def holds(self, args: list[Any]) -> bool:
         """After ``repair``: false where a list has fewer distinct values than the lower end."""
-        return all(not isinstance(args[j], list) or len(set(map(repr, args[j]))) >= lo
-                   for _, j, lo in self.at_most_distinct)
+        return all(not isinstance(args[j], list) or _distinct(args[j]) >= lo for _, j, lo in self.at_most_distinct)
+
+
+def _distinct(values: list[Any]) -> int:
+    return len({hashable(x) for x in values})

@@ -80,15 +80,16 @@ class Template:
         if stated is not None and not all(lo <= v <= hi for (lo, hi), vs in zip(stated, groups) for v in vs):
             stated = None  # a range the seeds break was misread
         pieces: list[Piece] = []
+        g = 0
         for col, d in zip(columns, digit):
             if not d:
                 texts = tuple(dict.fromkeys(col))
                 pieces.append(texts[0] if len(texts) == 1 else texts)
                 continue
-            g = len([p for p in pieces if isinstance(p, Digits)])
             lo, hi = stated[g] if stated is not None else ((0 if min(groups[g]) == 0 else 1), max(groups[g]))
             widths = {len(p) for p in col}
             pieces.append(Digits(widths.pop() if len(widths) == 1 else 0, lo, hi))
+            g += 1
         return cls(pieces)
 
     def _groups(self) -> list[Digits]:
